@@ -65,12 +65,19 @@ public final class TestScheduler: Scheduler {
   /// - Precondition: `seconds` is 0 or more (not NaN).
   public func advance(by seconds: Double) {
     precondition(seconds >= 0, "TestScheduler.advance(by:): seconds must be 0 or more, got \(seconds)")
-    let target = state.withLock { $0.now + seconds }
-    // Each action is taken under the lock and run after it (it is user code and may schedule).
-    while let action = state.withLock({ $0.popFirst(dueAtOrBefore: target) }) {
+    advance(to: now + seconds)
+  }
+
+  /// Moves time on to `time`, running every action due at or before it (like ``advance(by:)`` by
+  /// `time - now`, without the rounding of the subtraction: afterwards ``now`` is exactly `time`).
+  /// - Precondition: `time` is not before ``now`` (and not NaN).
+  public func advance(to time: Double) {
+    let current = now
+    precondition(time >= current, "TestScheduler.advance(to:): time must not be before now (\(current)), got \(time)")
+    while let action = state.withLock({ $0.popFirst(dueAtOrBefore: time) }) {
       action()
     }
-    state.withLock { $0.now = Swift.max($0.now, target) }
+    state.withLock { $0.now = Swift.max($0.now, time) }
   }
 
   /// Runs every scheduled action in time order, moving ``now`` to each one's due time, until none

@@ -28,6 +28,17 @@ extension DispatchQueue: Scheduler {
   }
 }
 
+extension Scheduler where Self == DispatchQueue {
+  /// The main queue, so that a call taking any scheduler can be written `deliverOn(.main)`.
+  public static var main: DispatchQueue { DispatchQueue.main }
+
+  /// A global concurrent queue, so that a call taking any scheduler can be written
+  /// `deliverOn(.global())`.
+  public static func global(qos: DispatchQoS.QoSClass = .default) -> DispatchQueue {
+    DispatchQueue.global(qos: qos)
+  }
+}
+
 /// An action that runs at most once, unless it is disposed first; either way it is released.
 ///
 /// Used by `DispatchQueue.schedule(after:_:)`: `DispatchWorkItem.cancel()` would keep the closure
