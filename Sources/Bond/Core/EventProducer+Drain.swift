@@ -24,7 +24,7 @@ import Synchronization
 //
 // Memory orderings: every read-modify-write of `wip` is acquiring-and-releasing, so the
 // drainer-owned state (observers, replay, batch) written by one holder happens-before the next
-// holder's use of it. `pending` is a `Mutex`.
+// holder's use of it. `pending` is a `LockedState` (a pthread mutex).
 //
 // Registration goes through the same serialization (`Work.register`), so the replay and the live
 // events meet exactly: no duplicate, no gap. Disposal sets the observation's flag first (the drainer
