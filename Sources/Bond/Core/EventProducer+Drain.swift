@@ -24,7 +24,7 @@ import Synchronization
 //
 // Memory orderings: every read-modify-write of `wip` is acquiring-and-releasing, so the
 // drainer-owned state (observers, replay, batch) written by one holder happens-before the next
-// holder's use of it. `pending` is a `Mutex`.
+// holder's use of it. `pending` is a `LockedState` (a pthread mutex).
 //
 // Registration goes through the same serialization (`Work.register`), so the replay and the live
 // events meet exactly: no duplicate, no gap. Disposal sets the observation's flag first (the drainer
@@ -54,7 +54,7 @@ extension EventProducer {
   @inlinable
   func submitContended(_ work: Work) {
     pending.withLock { $0.queue.push(work) }
-    if wip.add(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+    if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
       drainer.store(currentThreadID(), ordering: .relaxed)
       drainPendingDraining()
       finishDraining(accounted: 1)
@@ -68,7 +68,7 @@ extension EventProducer {
     while true {
       // Cleared before the subtraction: once `wip` may be 0, another thread may take the rights.
       drainer.store(0, ordering: .relaxed)
-      missed = wip.subtract(missed, ordering: .acquiringAndReleasing).newValue
+      missed = wip.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
       if missed == 0 { return }
       drainer.store(currentThreadID(), ordering: .relaxed)
       drainPendingDraining()

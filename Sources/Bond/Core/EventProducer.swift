@@ -35,7 +35,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// a delivery does not wait for itself. Written relaxed: only its own thread reads its id back.
   @usableFromInline let drainer = Atomic<UInt>(0)
   /// Work sent while another thread (or a reentrant call) holds the delivery rights.
-  @usableFromInline let pending: Mutex<Pending>
+  @usableFromInline let pending: LockedState<Pending>
   /// Live observations (observe calls minus disposals), for `observerCount`.
   @usableFromInline let liveObservers = Atomic<Int>(0)
   /// Purge requests handed out by `dispose()`, and the highest one executed by the drainer.
@@ -52,7 +52,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   @exclusivity(unchecked) @usableFromInline var batch = WorkQueue<Work>()
 
   /// Managed lifetime, bindings to this producer and the bridge's disposable.
-  @usableFromInline let lifecycle: Mutex<Lifecycle>
+  @usableFromInline let lifecycle: LockedState<Lifecycle>
   @usableFromInline let isManaged: Bool
 
   /// What the drainer performs, in order.
@@ -64,7 +64,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   }
 
   @usableFromInline
-  struct Pending: ~Copyable {
+  struct Pending {
     @usableFromInline var queue = WorkQueue<Work>()
     /// The latest value sent, kept by ``Observable`` in the same critical section as the queue so
     /// that its `value` always equals the last event in delivery order.
@@ -73,7 +73,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   }
 
   @usableFromInline
-  struct Lifecycle: ~Copyable {
+  struct Lifecycle {
     @usableFromInline var keepAlive: EventProducer<Event>?
     @usableFromInline var managedObservers = 0
     @usableFromInline var producerDisposable: (any DisposableType)?
@@ -87,8 +87,8 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     precondition(replayLength >= 0, "EventProducer(replayLength:): replayLength must not be negative, got \(replayLength)")
     self.replayLength = replayLength
     self.replay = ReplayBuffer(capacity: replayLength)
-    self.pending = Mutex(Pending())
-    self.lifecycle = Mutex(Lifecycle())
+    self.pending = LockedState(Pending())
+    self.lifecycle = LockedState(Lifecycle())
     self.isManaged = false
   }
 
@@ -101,8 +101,8 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     precondition(replayLength >= 0, "EventProducer(replayLength:producer:): replayLength must not be negative, got \(replayLength)")
     self.replayLength = replayLength
     self.replay = ReplayBuffer(capacity: replayLength)
-    self.pending = Mutex(Pending())
-    self.lifecycle = Mutex(Lifecycle())
+    self.pending = LockedState(Pending())
+    self.lifecycle = LockedState(Lifecycle())
     self.isManaged = true
     let disposable = producer { [weak self] event in self?.next(event) }
     lifecycle.withLock { $0.producerDisposable = disposable }
@@ -166,6 +166,3 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
 
 extension EventProducer: @unchecked Sendable where Event: Sendable {}
 
-// The events and disposables inside are reached only through their `Mutex`, one thread at a time.
-extension EventProducer.Pending: @unchecked Sendable {}
-extension EventProducer.Lifecycle: @unchecked Sendable {}
