@@ -1,5 +1,3 @@
-import Synchronization
-
 extension EventProducerType where Event: Sendable {
   /// Delivers an event on `queue` only after `seconds` have passed without a newer one.
   ///
@@ -92,7 +90,7 @@ public struct Debounce<Upstream: EventProducerType, S: Scheduler>: EventProducer
 final class DebounceSink<Event: Sendable, S: Scheduler>: DisposableType {
   @usableFromInline let delivery: ScheduledDelivery<Event, S>
   @usableFromInline let seconds: Double
-  @usableFromInline let state = Mutex(DebounceStateMachine<Event>())
+  @usableFromInline let state = LockedState(DebounceStateMachine<Event>())
 
   @inlinable
   init(delivery: ScheduledDelivery<Event, S>, seconds: Double) {

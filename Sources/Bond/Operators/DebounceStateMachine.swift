@@ -7,7 +7,7 @@
 ///
 /// `registered` placement: as in ``ThrottleStateMachine``: after the registration's pending event
 /// is delivered, or right away when a live event replaces it.
-/// Not thread-safe: the sink keeps it in a `Mutex`.
+/// Not thread-safe: the sink keeps it in a `LockedState`.
 @usableFromInline
 struct DebounceStateMachine<Event: Sendable>: Sendable {
   @usableFromInline var generation: UInt64 = 0

@@ -5,7 +5,7 @@
 /// Invariants: a non-empty `buffer` (or a due `registered`) implies `isDraining`, so a drain is
 /// scheduled or running; only one drain runs at a time (`isDraining` is handed from the sender that
 /// set it to the drain it scheduled, and cleared by that drain only when nothing is left).
-/// Not thread-safe: the owner keeps it in a `Mutex`.
+/// Not thread-safe: the owner keeps it in a `LockedState`.
 @usableFromInline
 struct DeliverOnStateMachine<Event: Sendable> {
   @usableFromInline typealias Observer = UncheckedSendable<(Event) -> Void>
@@ -42,7 +42,7 @@ struct DeliverOnStateMachine<Event: Sendable> {
   var isDisposed: Bool { observer == nil }
 
   @usableFromInline
-  enum ReceiveAction: Sendable {
+  enum ReceiveAction {
     case none
     /// The caller now owns the drain: it must schedule it (or run it, when on the scheduler).
     case startDrain
@@ -85,7 +85,7 @@ struct DeliverOnStateMachine<Event: Sendable> {
   }
 
   @usableFromInline
-  enum BatchStep: Sendable {
+  enum BatchStep {
     /// Deliver `batch` to the observer; call `registered.callback` before the event at offset
     /// `registered.offset` (or after the last one, when the offset is the batch's count).
     case deliver(Observer, registered: (offset: Int, callback: Registered)?)
@@ -116,7 +116,7 @@ struct DeliverOnStateMachine<Event: Sendable> {
   }
 
   @usableFromInline
-  enum SingleStep: Sendable {
+  enum SingleStep {
     case deliver(Observer, Event)
     case registered(Registered)
     case reschedule
@@ -152,7 +152,7 @@ struct DeliverOnStateMachine<Event: Sendable> {
 
   /// What disposal takes out, to dispose and release outside the lock.
   @usableFromInline
-  struct Released: @unchecked Sendable {  // holds a WorkQueue of Sendable events, see below
+  struct Released {
     @usableFromInline var upstream: (any DisposableType)?
     @usableFromInline var buffer: WorkQueue<Event>
     @usableFromInline var observer: Observer?
@@ -174,6 +174,3 @@ struct DeliverOnStateMachine<Event: Sendable> {
   }
 }
 
-// `WorkQueue` does not declare `Sendable`, but it holds only `Event`s, which are; the closures are
-// wrapped in `UncheckedSendable` (see there why that is safe). The machine lives in a `Mutex`.
-extension DeliverOnStateMachine: @unchecked Sendable {}

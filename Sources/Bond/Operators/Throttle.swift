@@ -1,5 +1,3 @@
-import Synchronization
-
 /// How ``EventProducerType/throttle(seconds:queue:mode:)`` picks the events of a window.
 public enum ThrottleMode: Sendable, Hashable {
   /// Bond v4 (the default): an event opens a window; at its end the latest event of the window is
@@ -125,13 +123,13 @@ public struct Throttle<Upstream: EventProducerType, S: Scheduler>: EventProducer
 final class ThrottleSink<Event: Sendable, S: Scheduler>: DisposableType {
   @usableFromInline let delivery: ScheduledDelivery<Event, S>
   @usableFromInline let seconds: Double
-  @usableFromInline let state: Mutex<ThrottleStateMachine<Event>>
+  @usableFromInline let state: LockedState<ThrottleStateMachine<Event>>
 
   @inlinable
   init(delivery: ScheduledDelivery<Event, S>, seconds: Double, mode: ThrottleMode) {
     self.delivery = delivery
     self.seconds = seconds
-    self.state = Mutex(ThrottleStateMachine(mode: mode))
+    self.state = LockedState(ThrottleStateMachine(mode: mode))
   }
 
   @inlinable

@@ -9,7 +9,7 @@
 /// the registration (its replay). If one of them is still pending when it ends, `registered` is due
 /// right after that event is delivered; if a live event replaces it first, right away (the
 /// registration then delivered nothing more).
-/// Not thread-safe: the sink keeps it in a `Mutex`.
+/// Not thread-safe: the sink keeps it in a `LockedState`.
 @usableFromInline
 struct ThrottleStateMachine<Event: Sendable>: Sendable {
   @usableFromInline let mode: ThrottleMode

@@ -46,10 +46,10 @@ extension Scheduler where Self == DispatchQueue {
 /// - Note: thread-safe.
 final class CancellableAction: DisposableType {
   /// The action, or `nil` once it has been taken to run or dropped by `dispose()`.
-  private let action: Mutex<(@Sendable () -> Void)?>
+  private let action: LockedState<(@Sendable () -> Void)?>
 
   init(_ action: @escaping @Sendable () -> Void) {
-    self.action = Mutex(action)
+    self.action = LockedState(action)
   }
 
   var isDisposed: Bool { action.withLock { $0 == nil } }

@@ -20,7 +20,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   @usableFromInline typealias Machine = DeliverOnStateMachine<Event>
 
   @usableFromInline let scheduler: S
-  @usableFromInline let state: Mutex<Machine>
+  @usableFromInline let state: LockedState<Machine>
   /// Set by the first `dispose()`; checked by the drain before each delivery.
   @usableFromInline let disposedFlag = Atomic<Bool>(false)
   @usableFromInline let statistics: DeliveryStatistics?
@@ -39,7 +39,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     self.scheduler = scheduler
     self.statistics = statistics
     self.isBounded = bufferLimit != .max
-    self.state = Mutex(Machine(
+    self.state = LockedState(Machine(
       observer: UncheckedSendable(observer), registered: registered.map { UncheckedSendable($0) },
       bufferLimit: bufferLimit, overflowPolicy: overflowPolicy))
   }
