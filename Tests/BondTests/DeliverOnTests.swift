@@ -286,12 +286,8 @@ private final class CountingScheduler: Scheduler {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = EventProducer<Int>().deliverOn(TestScheduler(), bufferLimit: 0, whenFull: .dropOldest)
     }
-    #expect(standardError(of: result).contains(
+    #expect(exitTestStandardError(result).contains(
       "deliverOn(_:bufferLimit:whenFull:statistics:): bufferLimit must be at least 1, got 0"))
   }
 }
 
-/// What an exit test's process wrote to standard error (the precondition message).
-private func standardError(of result: ExitTest.Result?) -> String {
-  String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-}

@@ -140,14 +140,14 @@ import Testing
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       TestScheduler().advance(by: -1)
     }
-    #expect(standardError(of: result).contains("TestScheduler.advance(by:): seconds must be 0 or more, got -1.0"))
+    #expect(exitTestStandardError(result).contains("TestScheduler.advance(by:): seconds must be 0 or more, got -1.0"))
   }
 
   @Test func nanAdvanceStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       TestScheduler().advance(by: .nan)
     }
-    #expect(standardError(of: result).contains("TestScheduler.advance(by:): seconds must be 0 or more, got nan"))
+    #expect(exitTestStandardError(result).contains("TestScheduler.advance(by:): seconds must be 0 or more, got nan"))
   }
 
   @Test func advanceToThePastStops() async {
@@ -156,14 +156,14 @@ import Testing
       clock.advance(by: 2)
       clock.advance(to: 1)
     }
-    #expect(standardError(of: result).contains("TestScheduler.advance(to:): time must not be before now (2.0), got 1.0"))
+    #expect(exitTestStandardError(result).contains("TestScheduler.advance(to:): time must not be before now (2.0), got 1.0"))
   }
 
   @Test func negativeDelayStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       TestScheduler().schedule(after: -0.5) {}
     }
-    #expect(standardError(of: result).contains("TestScheduler.schedule(after:_:): seconds must be 0 or more, got -0.5"))
+    #expect(exitTestStandardError(result).contains("TestScheduler.schedule(after:_:): seconds must be 0 or more, got -0.5"))
   }
 }
 
@@ -207,18 +207,14 @@ import Testing
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       DispatchQueue.global().schedule(after: -1) {}
     }
-    #expect(standardError(of: result).contains("DispatchQueue.schedule(after:_:): seconds must be 0 or more, got -1.0"))
+    #expect(exitTestStandardError(result).contains("DispatchQueue.schedule(after:_:): seconds must be 0 or more, got -1.0"))
   }
 
   @Test func nanDelayStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       DispatchQueue.global().schedule(after: .nan) {}
     }
-    #expect(standardError(of: result).contains("DispatchQueue.schedule(after:_:): seconds must be 0 or more, got nan"))
+    #expect(exitTestStandardError(result).contains("DispatchQueue.schedule(after:_:): seconds must be 0 or more, got nan"))
   }
 }
 
-/// What an exit test's process wrote to standard error (the precondition message).
-private func standardError(of result: ExitTest.Result?) -> String {
-  String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-}
