@@ -26,7 +26,9 @@ extension EventProducerType where Self: BindableType, Element == Event, Event: E
   /// Binds this producer and `other` both ways; for `Equatable` values.
   ///
   /// As the general overload, and a value equal to the last one the binding delivered to or
-  /// received from a side is not forwarded, so cycles of bindings (a ↔ b ↔ c ↔ a) settle.
+  /// received from a side (`other`'s replay counts as received) is not forwarded, so cycles of
+  /// bindings (a ↔ b ↔ c ↔ a) settle; the receiver's current value is not fed into `other` when
+  /// `other` already has it.
   ///
   /// ```swift
   /// let model = Observable("a"), field = Observable("b")
@@ -69,14 +71,19 @@ where Receiver.Element == Receiver.Event, Other.Event == Receiver.Event, Other.E
     }
   }
 
-  // `other` first, without its replay: a change it sends from now on goes to `receiver`, and the
-  // receiver's replay, fed into `other` below, comes back to this observer and is dropped as an echo.
+  // `other` first, without forwarding its replay (for `Equatable` values it is remembered as the
+  // value `other` has): a change it sends from now on goes to `receiver`, and the receiver's
+  // replay, fed into `other` below, comes back to this observer and is dropped as an echo.
   // Per-observer state: `registered` runs in delivery order and delivery to one observer is never
   // concurrent, so a plain captured var is safe.
   var otherIsLive = false
   binding.add(
     other.observe({ value in
-      if otherIsLive { forward(value, from: .other, into: intoReceiver) }
+      if otherIsLive {
+        forward(value, from: .other, into: intoReceiver)
+      } else if !tracksThreads {
+        state.withLock { $0.replayed(value, from: .other) }
+      }
     }, registered: { otherIsLive = true }))
   binding.add(receiver.observe { value in forward(value, from: .receiver, into: intoOther) })
   return binding

@@ -81,6 +81,17 @@ struct BidirectionalBindingStateMachine<Value> {
     return .forward
   }
 
+  /// `side` replayed `value` when the binding registered (`Equatable` values): it is the value
+  /// that side has, so the same value is not fed into it.
+  @inlinable
+  mutating func replayed(_ value: Value, from side: Side) {
+    guard isEqual != nil else { return }
+    switch side {
+    case .receiver: lastOfReceiver = value
+    case .other: lastOfOther = value
+    }
+  }
+
   /// The caller has finished feeding `side` (non-`Equatable` values): an echo that has not come
   /// back synchronously will come later, from another thread, and is not expected any more.
   @inlinable
