@@ -38,12 +38,12 @@ public final class DisposeBag: DisposableType {
   }
 
   @usableFromInline
-  let state: Mutex<State>
+  let state: SanitizerVisibleMutex<State>
 
   /// Creates an empty bag, not disposed.
   @inlinable
   public init() {
-    state = Mutex(State())
+    state = SanitizerVisibleMutex(State())
   }
 
   deinit {
