@@ -27,6 +27,49 @@ private func runTogether(threads: Int, _ body: @escaping @Sendable (_ thread: In
   done.wait()
 }
 
+/// A reusable barrier for a fixed number of threads that spins (yielding the CPU) until all have
+/// arrived, so each round starts on threads that are already running and the round's operations
+/// really collide.
+private final class SpinBarrier: Sendable {
+  private let parties: Int
+  private let arrived = Atomic(0)
+  private let generation = Atomic(0)
+
+  init(parties: Int) { self.parties = parties }
+
+  func wait() {
+    // Acquiring/releasing: what a thread did before the barrier happens before what the others
+    // do after it (the tests read their results only after joining, but keep the barrier honest).
+    let current = generation.load(ordering: .acquiring)
+    if arrived.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == parties {
+      arrived.store(0, ordering: .relaxed)  // nobody touches `arrived` until generation moves on
+      generation.wrappingAdd(1, ordering: .releasing)
+    } else {
+      // Spin a while first (a thread that is running sees the release at once), then yield
+      // (there may be more threads than cores).
+      var spins = 0
+      while generation.load(ordering: .acquiring) == current {
+        spins += 1
+        if spins > 2_000 { sched_yield() }
+      }
+    }
+  }
+}
+
+/// Runs `body(thread, round)` for every round on `threads` threads, all threads starting each
+/// round together at a barrier.
+private func runInLockstep(
+  threads: Int, rounds: Int, _ body: @escaping @Sendable (_ thread: Int, _ round: Int) -> Void
+) {
+  let barrier = SpinBarrier(parties: threads)
+  runTogether(threads: threads) { thread in
+    for round in 0..<rounds {
+      barrier.wait()
+      body(thread, round)
+    }
+  }
+}
+
 /// Counts how many times something happened, from any thread.
 private final class Counter: Sendable {
   private let value = Atomic(0)
@@ -39,99 +82,120 @@ private func counted(_ counter: Counter) -> BlockDisposable {
   BlockDisposable { counter.increment() }
 }
 
-@Suite struct DisposableStressTests {
+/// Busy-waits a little, `amount` steps, so a racing operation lands at a different point of the
+/// other threads' work in each round.
+private func stagger(_ amount: Int) {
+  var sink = 0
+  for step in 0..<amount * 8 { sink &+= step }
+  precondition(sink >= 0 || sink < 0)  // keeps the loop from being optimized away
+}
+
+/// `count` fresh counters.
+private func makeCounters(_ count: Int) -> [Counter] {
+  (0..<count).map { _ in Counter() }
+}
+
+@Suite(.serialized) struct DisposableStressTests {
   @Test func concurrentDisposeRunsTheHandlerExactlyOnce() {
-    let rounds = 3_000 * scale
-    let counters = (0..<rounds).map { _ in Counter() }
+    let rounds = 2_000 * scale
+    let batch = 4
+    let counters = makeCounters(rounds * batch)
     let blocks = counters.map(counted)
-    runTogether(threads: 6) { _ in
-      // Every thread disposes the same disposables in the same order, so they collide on each.
-      for block in blocks {
+    runInLockstep(threads: 4, rounds: rounds) { _, round in
+      // Every thread disposes the same disposables of this round, so the disposals collide.
+      for block in blocks[round * batch..<(round + 1) * batch] {
         block.dispose()
-        precondition(block.isDisposed)
+        precondition(block.isDisposed, "disposed after dispose() returned")
       }
     }
     #expect(counters.allSatisfy { $0.count == 1 })
   }
 
   @Test func compositeAddRacingDisposeDisposesEveryChildExactlyOnce() {
-    let rounds = 1_000 * scale
+    let rounds = 2_000 * scale
     let adders = 3
-    let perRound = 4
+    let perAdder = 4
     let composites = (0..<rounds).map { _ in CompositeDisposable() }
-    let counters = (0..<adders).map { _ in (0..<rounds * perRound).map { _ in Counter() } }
-    runTogether(threads: adders + 1) { thread in
+    let counters = makeCounters(rounds * adders * perAdder)
+    runInLockstep(threads: adders + 1, rounds: rounds) { thread, round in
+      let composite = composites[round]
       if thread == adders {
-        for composite in composites { composite.dispose() }
+        stagger(round % 8)
+        composite.dispose()
       } else {
-        for (round, composite) in composites.enumerated() {
-          for index in 0..<perRound {
-            composite += counted(counters[thread][round * perRound + index])
-          }
-        }
+        stagger(round / 8 % 8)
+        let first = (round * adders + thread) * perAdder
+        for index in first..<first + perAdder { composite += counted(counters[index]) }
       }
     }
-    // Every composite is disposed now, so each child was disposed by it (at dispose or at add).
+    // Every composite is disposed, so each child was disposed by it, at dispose() or at add.
     #expect(composites.allSatisfy { $0.isDisposed })
-    #expect(counters.joined().allSatisfy { $0.count == 1 })
+    #expect(counters.allSatisfy { $0.count == 1 })
   }
 
   @Test func bagAddRacingDisposeDisposesEveryChildExactlyOnce() {
-    let rounds = 1_000 * scale
-    let adders = 3
-    let perRound = 4
+    let rounds = 2_000 * scale
+    let adders = 2
+    let disposers = 2
+    let perAdder = 4
     let bags = (0..<rounds).map { _ in DisposeBag() }
-    let counters = (0..<adders).map { _ in (0..<rounds * perRound).map { _ in Counter() } }
-    runTogether(threads: adders + 2) { thread in
+    let counters = makeCounters(rounds * adders * perAdder)
+    runInLockstep(threads: adders + disposers, rounds: rounds) { thread, round in
+      let bag = bags[round]
       if thread >= adders {
-        for bag in bags { bag.dispose() }  // two disposers race each other and the adders
+        stagger((round + thread) % 8)
+        bag.dispose()  // two disposers race each other and the adders
       } else {
-        for (round, bag) in bags.enumerated() {
-          for index in 0..<perRound {
-            counted(counters[thread][round * perRound + index]).disposeIn(bag)
-          }
-        }
+        stagger(round / 8 % 8)
+        let first = (round * adders + thread) * perAdder
+        for index in first..<first + perAdder { counted(counters[index]).disposeIn(bag) }
       }
     }
-    #expect(counters.joined().allSatisfy { $0.count <= 1 }, "nothing disposed twice so far")
+    #expect(counters.allSatisfy { $0.count <= 1 }, "nothing disposed twice")
     // What was added after the racing dispose() calls is still held; a last dispose ends it all.
     for bag in bags { bag.dispose() }
-    #expect(counters.joined().allSatisfy { $0.count == 1 })
+    #expect(counters.allSatisfy { $0.count == 1 })
   }
 
-  @Test func bagDeinitRacingNothingLeftBehind() {
-    let rounds = 1_000 * scale
+  @Test func bagFilledFromSeveralThreadsDisposesAllOnDeinit() {
+    let rounds = 2_000 * scale
     let adders = 4
-    let counters = (0..<adders).map { _ in (0..<rounds).map { _ in Counter() } }
+    let counters = makeCounters(rounds * adders)
+    weak var weakBag: DisposeBag?
     do {
       let bag = DisposeBag()
-      runTogether(threads: adders) { thread in
-        for round in 0..<rounds { bag += counted(counters[thread][round]) }
+      weakBag = bag
+      // Captured weakly: the threads may release their closures after runInLockstep returns.
+      runInLockstep(threads: adders, rounds: rounds) { [weak bag] thread, round in
+        bag?.add(counted(counters[round * adders + thread]))
       }
-      #expect(counters.joined().allSatisfy { $0.count == 0 })
+      #expect(counters.allSatisfy { $0.count == 0 })
     }
-    #expect(counters.joined().allSatisfy { $0.count == 1 }, "the bag's deinit disposed all")
+    #expect(weakBag == nil)
+    #expect(counters.allSatisfy { $0.count == 1 }, "the bag's deinit disposed all")
   }
 
   @Test func serialReplacedFromSeveralThreadsWhileDisposedDisposesEachExactlyOnce() {
-    let rounds = 1_000 * scale
+    let rounds = 2_000 * scale
     let setters = 3
-    let perRound = 4
+    let perSetter = 4
     let serials = (0..<rounds).map { _ in SerialDisposable() }
-    let counters = (0..<setters).map { _ in (0..<rounds * perRound).map { _ in Counter() } }
-    runTogether(threads: setters + 1) { thread in
+    let counters = makeCounters(rounds * setters * perSetter)
+    runInLockstep(threads: setters + 1, rounds: rounds) { thread, round in
+      let serial = serials[round]
       if thread == setters {
-        for serial in serials { serial.dispose() }
+        stagger(round % 8)
+        serial.dispose()
       } else {
-        for (round, serial) in serials.enumerated() {
-          for index in 0..<perRound {
-            serial.otherDisposable = counted(counters[thread][round * perRound + index])
-          }
+        stagger(round / 8 % 8)
+        let first = (round * setters + thread) * perSetter
+        for index in first..<first + perSetter {
+          serial.otherDisposable = counted(counters[index])
         }
       }
     }
-    // Each one was replaced, disposed with its serial, or disposed at once after it.
+    // Each one was replaced, disposed with its serial, or disposed at once when set after that.
     #expect(serials.allSatisfy { $0.isDisposed && $0.otherDisposable == nil })
-    #expect(counters.joined().allSatisfy { $0.count == 1 })
+    #expect(counters.allSatisfy { $0.count == 1 })
   }
 }
