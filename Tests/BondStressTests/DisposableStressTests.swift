@@ -1,31 +1,9 @@
 import Bond
-import Dispatch
 import Foundation
 import Synchronization
 import Testing
 
-/// Multiplies every iteration count (`BOND_STRESS_SCALE=10 swift test ...` for a long run).
-private let scale = Int(ProcessInfo.processInfo.environment["BOND_STRESS_SCALE"] ?? "1") ?? 1
-
-/// Runs `body(thread)` on `threads` new threads that all start together: each thread waits at a
-/// barrier until every thread is running, then they are released at once. Returns when all finish.
-private func runTogether(threads: Int, _ body: @escaping @Sendable (_ thread: Int) -> Void) {
-  let ready = DispatchSemaphore(value: 0)
-  let go = DispatchSemaphore(value: 0)
-  let done = DispatchGroup()
-  for thread in 0..<threads {
-    done.enter()
-    Thread.detachNewThread {
-      ready.signal()
-      go.wait()
-      body(thread)
-      done.leave()
-    }
-  }
-  for _ in 0..<threads { ready.wait() }
-  for _ in 0..<threads { go.signal() }
-  done.wait()
-}
+// Uses runTogether, Counter and stressScale from Support/Stress.swift.
 
 /// A reusable barrier for a fixed number of threads that spins (yielding the CPU) until all have
 /// arrived, so each round starts on threads that are already running and the round's operations
@@ -70,13 +48,6 @@ private func runInLockstep(
   }
 }
 
-/// Counts how many times something happened, from any thread.
-private final class Counter: Sendable {
-  private let value = Atomic(0)
-  func increment() { value.add(1, ordering: .relaxed) }  // only counted; read after the threads join
-  var count: Int { value.load(ordering: .relaxed) }
-}
-
 /// A fresh disposable that counts its disposals in `counter`.
 private func counted(_ counter: Counter) -> BlockDisposable {
   BlockDisposable { counter.increment() }
@@ -97,7 +68,7 @@ private func makeCounters(_ count: Int) -> [Counter] {
 
 @Suite(.serialized) struct DisposableStressTests {
   @Test func concurrentDisposeRunsTheHandlerExactlyOnce() {
-    let rounds = 2_000 * scale
+    let rounds = 2_000 * stressScale
     let batch = 4
     let counters = makeCounters(rounds * batch)
     let blocks = counters.map(counted)
@@ -112,7 +83,7 @@ private func makeCounters(_ count: Int) -> [Counter] {
   }
 
   @Test func compositeAddRacingDisposeDisposesEveryChildExactlyOnce() {
-    let rounds = 2_000 * scale
+    let rounds = 2_000 * stressScale
     let adders = 3
     let perAdder = 4
     let composites = (0..<rounds).map { _ in CompositeDisposable() }
@@ -134,7 +105,7 @@ private func makeCounters(_ count: Int) -> [Counter] {
   }
 
   @Test func bagAddRacingDisposeDisposesEveryChildExactlyOnce() {
-    let rounds = 2_000 * scale
+    let rounds = 2_000 * stressScale
     let adders = 2
     let disposers = 2
     let perAdder = 4
@@ -158,7 +129,7 @@ private func makeCounters(_ count: Int) -> [Counter] {
   }
 
   @Test func bagFilledFromSeveralThreadsDisposesAllOnDeinit() {
-    let rounds = 2_000 * scale
+    let rounds = 500 * stressScale
     let adders = 4
     let counters = makeCounters(rounds * adders)
     weak var weakBag: DisposeBag?
@@ -176,7 +147,7 @@ private func makeCounters(_ count: Int) -> [Counter] {
   }
 
   @Test func serialReplacedFromSeveralThreadsWhileDisposedDisposesEachExactlyOnce() {
-    let rounds = 2_000 * scale
+    let rounds = 2_000 * stressScale
     let setters = 3
     let perSetter = 4
     let serials = (0..<rounds).map { _ in SerialDisposable() }

@@ -16,13 +16,13 @@ import Synchronization
 public final class BlockDisposable: DisposableType {
   /// The handler, or `nil` once it has been taken to run. Owned by the lock.
   @usableFromInline
-  let handler: SanitizerVisibleMutex<(@Sendable () -> Void)?>
+  let handler: LockedState<(@Sendable () -> Void)?>
 
   /// Creates a disposable that runs `handler` the first time it is disposed.
   /// - Parameter handler: the work to do on disposal; it runs exactly once.
   @inlinable
   public init(_ handler: @escaping @Sendable () -> Void) {
-    self.handler = SanitizerVisibleMutex(handler)
+    self.handler = LockedState(handler)
   }
 
   /// Whether ``dispose()`` has been called (the handler may still be running on another thread).

@@ -30,13 +30,13 @@ public final class CompositeDisposable: DisposableType {
   }
 
   @usableFromInline
-  let state: SanitizerVisibleMutex<State>
+  let state: LockedState<State>
 
   /// Creates a composite holding `disposables`.
   /// - Parameter disposables: the disposables to dispose together; none by default.
   @inlinable
   public init(_ disposables: [any DisposableType] = []) {
-    state = SanitizerVisibleMutex(State(disposables: disposables))
+    state = LockedState(State(disposables: disposables))
   }
 
   /// Whether ``dispose()`` has been called.

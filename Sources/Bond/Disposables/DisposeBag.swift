@@ -38,12 +38,12 @@ public final class DisposeBag: DisposableType {
   }
 
   @usableFromInline
-  let state: SanitizerVisibleMutex<State>
+  let state: LockedState<State>
 
   /// Creates an empty bag, not disposed.
   @inlinable
   public init() {
-    state = SanitizerVisibleMutex(State())
+    state = LockedState(State())
   }
 
   deinit {

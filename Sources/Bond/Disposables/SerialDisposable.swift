@@ -31,13 +31,13 @@ public final class SerialDisposable: DisposableType {
   }
 
   @usableFromInline
-  let state: SanitizerVisibleMutex<State>
+  let state: LockedState<State>
 
   /// Creates a serial disposable holding `otherDisposable`.
   /// - Parameter otherDisposable: the disposable held at first; none by default.
   @inlinable
   public init(otherDisposable: (any DisposableType)? = nil) {
-    state = SanitizerVisibleMutex(State(current: otherDisposable))
+    state = LockedState(State(current: otherDisposable))
   }
 
   /// Whether ``dispose()`` has been called.
