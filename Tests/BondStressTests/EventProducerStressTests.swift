@@ -153,10 +153,11 @@ import Testing
         return BlockDisposable { disposed.increment() }
       }
       let observations = Recorder<any DisposableType>()
-      let strong = producer!
-      runTogether(threads: 2) { _ in
-        for _ in 0..<20 { strong.observe { _ in }.dispose() }
-        observations.add(strong.observe { _ in })
+      // Weak: a detached thread releases its closure a moment after it signals completion.
+      runTogether(threads: 2) { [weak producer] _ in
+        guard let producer else { return }
+        for _ in 0..<20 { producer.observe { _ in }.dispose() }
+        observations.add(producer.observe { _ in })
       }
       producer = nil
       _ = producer
