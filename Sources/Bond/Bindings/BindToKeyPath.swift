@@ -6,6 +6,10 @@ extension EventProducerType {
   /// write happens on the thread that delivers the event (put a `deliverOn` before the binding
   /// when the object must be touched on one queue); the object need not be `Sendable`.
   ///
+  /// Cost: each write goes through the standard library's key-path runtime, which allocates a
+  /// small access record per write into a class; on a hot path bind to a ``BindableType`` or
+  /// `observe` with a closure that assigns the property.
+  ///
   /// ```swift
   /// final class Label { var text = "" }
   /// let label = Label()
