@@ -59,7 +59,8 @@ struct DeliverOnStateMachine<Event: Sendable> {
     if buffer.count >= bufferLimit {
       switch overflowPolicy {
       case .dropNewest:
-        if endsRegistration { return registrationEnded() }
+        // The buffer is full, so a drain is already scheduled: it will reach `registered`.
+        if endsRegistration, registered != nil { registeredAfter = buffer.count }
         return .dropped(nil)
       case .dropOldest:
         dropped = .some(buffer.pop())

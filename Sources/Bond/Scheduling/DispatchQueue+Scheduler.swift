@@ -52,6 +52,7 @@ final class CancellableAction: DisposableType {
     self.action = LockedState(action)
   }
 
+  /// `true` once the action was disposed, or has started to run (there is nothing left to cancel).
   var isDisposed: Bool { action.withLock { $0 == nil } }
 
   /// Runs the action unless it was disposed. Called by the queue, once.
