@@ -75,6 +75,21 @@ import Testing
     observation.dispose()
   }
 
+  @Test func observeNewSkipsTheReplayedValue() {
+    let clock = TestScheduler()
+    let value = Observable(1)
+    let seen = Recorder<String>()
+    let quiet = value.debounce(seconds: 1, queue: clock).observeNew { seen.add("quiet \($0)@\(clock.now)") }
+    clock.advance(by: 2)  // the replayed 1 comes out at 1, before `registered`: observeNew drops it
+    let busy = value.debounce(seconds: 1, queue: clock).observeNew { seen.add("busy \($0)@\(clock.now)") }
+    clock.advance(by: 0.5)
+    value.value = 2       // replaces the replayed 1 for `busy`; a new window or wait for `quiet`
+    clock.advance(by: 2)
+    #expect(seen.items == ["quiet 2@3.5", "busy 2@3.5"])  // never the replayed 1
+    quiet.dispose(); busy.dispose()
+    #expect(value.observerCount == 0)
+  }
+
   @Test func aLiveEventReplacingTheReplayComesAfterRegistered() {
     let clock = TestScheduler()
     let value = Observable(1)

@@ -131,6 +131,17 @@ private final class CountingScheduler: Scheduler {
     #expect(name.observerCount == 0)
   }
 
+  @Test func observeNewSkipsTheReplayDeliveredOnTheScheduler() {
+    let clock = TestScheduler()
+    let name = Observable("Jim")
+    let seen = Recorder<String>()
+    let observation = name.deliverOn(clock).observeNew { seen.add($0) }
+    name.value = "Spock"
+    clock.run()
+    #expect(seen.items == ["Spock"])
+    observation.dispose()
+  }
+
   // MARK: - Disposal
 
   @Test func disposeBeforeTheDrainDeliversNothingAndReleasesEverything() {
