@@ -1,0 +1,47 @@
+import Synchronization
+
+/// The array of an ``ObservableArrayEvent`` computed on first access, then kept.
+///
+/// The closure is released once the value is computed (it may hold a whole source event).
+/// - Note: thread-safe: computed outside the lock (the closure may run user code); two threads
+///   racing on the first access may both compute it, the first stored value wins.
+@usableFromInline
+final class DeferredSequence<Element>: @unchecked Sendable {
+  // @unchecked: the state is reached only through its Mutex. The closure is not `@Sendable`
+  // (it runs the user's `mapElements`/`filterElements` closure); it runs on the thread that reads
+  // `sequence`, as the contract documents for those operators.
+  @usableFromInline
+  enum State {
+    case pending(() -> [Element])
+    case computed([Element])
+  }
+
+  @usableFromInline let state: Mutex<State>
+
+  init(_ compute: @escaping () -> [Element]) {
+    state = Mutex(.pending(compute))
+  }
+
+  @usableFromInline
+  var value: [Element] {
+    let current = state.withLockUnchecked { state -> State in state }
+    switch current {
+    case .computed(let array):
+      return array
+    case .pending(let compute):
+      // Computed outside the lock: `compute` runs user code.
+      let array = compute()
+      let (stored, dropped) = state.withLockUnchecked { state -> ([Element], State?) in
+        if case .computed(let existing) = state { return (existing, nil) }
+        let old = state
+        state = .computed(array)
+        return (array, old)
+      }
+      _ = dropped  // the closure (and what it holds) is released here, outside the lock
+      return stored
+    }
+  }
+}
+
+// Reached only through its Mutex; see the class's comment for the closure.
+extension DeferredSequence.State: @unchecked Sendable {}
