@@ -1,0 +1,200 @@
+import Synchronization
+
+// # How delivery is serialized without a lock on the hot path
+//
+// `wip` ("work in progress") counts work submitted and not yet accounted for. The thread that
+// moves it from 0 holds the *delivery rights*: it alone delivers events, registers observers and
+// purges disposed ones, until it brings `wip` back to 0 (the queue-drain pattern of RxJava's
+// serializers).
+//
+// - Uncontended `next`: compare-exchange 0 → 1 succeeds, deliver at once, subtract 1. If the result
+//   is 0, done: one compare-exchange and one subtraction, no lock, no allocation.
+// - Contended or reentrant `next`: push the work into `pending` (a short lock), then add 1. If the
+//   old value was 0, the holder has just left: this thread takes the rights and drains.
+// - The holder, before leaving, subtracts what it has accounted for. A non-zero result means new
+//   work was pushed (pushes happen before their add): it swaps the whole pending queue out in one
+//   lock and performs it, then subtracts again.
+//
+// Every work item is pushed before its add and the holder drains after reading the count, so
+// nothing is lost; one holder at a time delivers, so observers are never called concurrently and
+// all see one order; a thread's `next` returns only once its event is queued or delivered, and a
+// later `next` of that thread can take the fast path only when `wip` is 0, i.e. when everything
+// queued before has been delivered: per-thread order holds. A reentrant `next` finds `wip` > 0 and
+// queues: no recursion, no deadlock (the holder finishes the current event first).
+//
+// Memory orderings: every read-modify-write of `wip` is acquiring-and-releasing, so the
+// drainer-owned state (observers, replay, batch) written by one holder happens-before the next
+// holder's use of it. `pending` is a `LockedState` (a pthread mutex).
+//
+// Registration goes through the same serialization (`Work.register`), so the replay and the live
+// events meet exactly: no duplicate, no gap. Disposal sets the observation's flag first (the drainer
+// checks it before each delivery), then submits a purge and waits until the drainer has executed
+// it, which is after the delivery that may be in flight on another thread; a disposal from inside a
+// delivery (the calling thread holds the rights) does not wait. The purge releases the observer's
+// closure.
+
+extension EventProducer {
+  @inlinable
+  func register(_ observer: @escaping (Event) -> Void, registered: (() -> Void)?) -> any DisposableType {
+    let observation = Observation(producer: self)
+    let box = ObserverBox(handler: observer, observation: observation, registered: registered)
+    liveObservers.add(1, ordering: .relaxed)
+    if isManaged { retainWhileObserved() }
+    if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
+      drainer.store(currentThreadID(), ordering: .relaxed)
+      registerDraining(box)
+      finishDraining(accounted: 1)
+    } else {
+      submitContended(.register(box))
+    }
+    return observation
+  }
+
+  /// Queues `work` behind the current holder of the delivery rights, or takes them if it has left.
+  @inlinable
+  func submitContended(_ work: Work) {
+    pending.withLock { $0.queue.push(work) }
+    if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+      drainer.store(currentThreadID(), ordering: .relaxed)
+      drainPendingDraining()
+      finishDraining(accounted: 1)
+    }
+  }
+
+  /// Gives the delivery rights back, draining whatever was queued meanwhile.
+  @inlinable
+  func finishDraining(accounted: Int) {
+    var missed = accounted
+    while true {
+      // Cleared before the subtraction: once `wip` may be 0, another thread may take the rights.
+      drainer.store(0, ordering: .relaxed)
+      missed = wip.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
+      if missed == 0 { return }
+      drainer.store(currentThreadID(), ordering: .relaxed)
+      drainPendingDraining()
+    }
+  }
+
+  /// Takes every queued work item in one lock and performs them in order (outside the lock).
+  @inlinable
+  func drainPendingDraining() {
+    pending.withLock { swap(&$0.queue, &batch) }
+    while let work = batch.pop() {
+      switch work {
+      case .event(let event): deliverDraining(event)
+      case .register(let box): registerDraining(box)
+      case .purge(let ticket): purgeDraining(ticket: ticket)
+      }
+    }
+  }
+
+  /// Delivers `event` to every registered observer that is not disposed, and records it for replay.
+  @inlinable
+  func deliverDraining(_ event: Event) {
+    if replayLength > 0 { replay.append(event) }
+    guard let observers else { return }
+    // Registrations and purges never run inside this loop (they are work items of their own), so
+    // the buffer is stable while observers run.
+    for index in 0..<observersCount {
+      observers[index]._withUnsafeGuaranteedRef { box in
+        if !box.observation.disposed.load(ordering: .acquiring) { box.handler(event) }
+      }
+    }
+  }
+
+  /// Delivers the replay to a new observer, then adds it to the observers.
+  @inlinable
+  func registerDraining(_ box: ObserverBox<Event>) {
+    let observation = box.observation
+    for offset in 0..<replay.count {
+      if observation.disposed.load(ordering: .acquiring) { break }
+      box.handler(replay[offset])
+    }
+    if let registered = box.registered {
+      box.registered = nil
+      if !observation.disposed.load(ordering: .acquiring) { registered() }
+    }
+    guard !observation.disposed.load(ordering: .acquiring) else { return }
+    if observersCount == observersCapacity { growObserversDraining() }
+    observers.unsafelyUnwrapped[observersCount] = Unmanaged.passRetained(box)
+    observersCount += 1
+  }
+
+  @inlinable
+  func growObserversDraining() {
+    let capacity = Swift.max(4, observersCapacity * 2)
+    let grown = UnsafeMutablePointer<Unmanaged<ObserverBox<Event>>>.allocate(capacity: capacity)
+    if let observers {
+      grown.moveInitialize(from: observers, count: observersCount)
+      observers.deallocate()
+    }
+    observers = grown
+    observersCapacity = capacity
+  }
+
+  /// Removes and releases disposed observers; marks purge `ticket` as executed.
+  @inlinable
+  func purgeDraining(ticket: Int) {
+    if let observers {
+      var kept = 0
+      var released: [Unmanaged<ObserverBox<Event>>] = []
+      for index in 0..<observersCount {
+        let box = observers[index]
+        if box._withUnsafeGuaranteedRef({ $0.observation.disposed.load(ordering: .acquiring) }) {
+          released.append(box)
+        } else {
+          observers[kept] = box
+          kept += 1
+        }
+      }
+      observersCount = kept
+      // Released after the list is consistent: a closure's deinit may run user code.
+      for box in released { box.release() }
+    }
+    // releasing: the disposer that acquires this sees every delivery before the purge finished.
+    if ticket > purgesDone.load(ordering: .relaxed) {
+      purgesDone.store(ticket, ordering: .releasing)
+    }
+  }
+
+  /// Called once by the observation's first `dispose()`.
+  @usableFromInline
+  func observationDisposed() {
+    liveObservers.subtract(1, ordering: .relaxed)
+    let ticket = purgesRequested.add(1, ordering: .acquiringAndReleasing).newValue
+    if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
+      drainer.store(currentThreadID(), ordering: .relaxed)
+      purgeDraining(ticket: ticket)
+      finishDraining(accounted: 1)
+    } else {
+      let insideDelivery = drainer.load(ordering: .relaxed) == currentThreadID()
+      submitContended(.purge(ticket: ticket))
+      if !insideDelivery {
+        // Another thread holds the rights and may be delivering to this observer right now:
+        // wait until it has executed the purge, so no delivery to it is running or starts after.
+        while purgesDone.load(ordering: .acquiring) < ticket { yieldThread() }
+      }
+    }
+    if isManaged { releaseWhenUnobserved() }
+  }
+
+  @usableFromInline
+  func retainWhileObserved() {
+    lifecycle.withLock { state in
+      state.managedObservers += 1
+      if state.managedObservers == 1 { state.keepAlive = self }
+    }
+  }
+
+  @usableFromInline
+  func releaseWhenUnobserved() {
+    let released = lifecycle.withLock { state -> EventProducer<Event>? in
+      state.managedObservers -= 1
+      guard state.managedObservers == 0 else { return nil }
+      defer { state.keepAlive = nil }
+      return state.keepAlive
+    }
+    // Dropped outside the lock: it may be the last reference, and deinit disposes user objects.
+    _ = released
+  }
+}

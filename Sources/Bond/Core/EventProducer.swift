@@ -1,0 +1,168 @@
+import Synchronization
+
+/// A hot source of events: ``next(_:)`` sends an event to every observer.
+///
+/// ```swift
+/// let producer = EventProducer<Int>(replayLength: 1)
+/// producer.next(1)
+/// let observation = producer.observe { print($0) }  // prints 1 (the replay)
+/// producer.next(2)                                   // prints 2
+/// observation.dispose()
+/// ```
+///
+/// Guarantees (see the README's "Contract"):
+/// - `next` may be called from any number of threads at once; every event reaches every observer
+///   registered before it and not disposed; observers are never called concurrently; events from
+///   one thread arrive in the order it sent them; every observer sees the same order.
+/// - A `next` from inside an observer is queued and delivered after the current event has reached
+///   every observer (no recursion, no deadlock).
+/// - After `dispose()` returns, no new delivery to that observer starts.
+/// - A new observer first receives the last `min(replayLength, sent)` events, then every later event,
+///   with no duplicate and no gap.
+/// - An observation does not keep the producer alive (except a managed one, see
+///   ``init(replayLength:producer:)``); a deallocated producer releases its observers.
+///
+/// - Note: thread-safe. Sending to a producer that no other thread is sending to takes no lock and
+///   allocates nothing (see `EventProducer+Drain.swift` for the design).
+public final class EventProducer<Event>: EventProducerType, BindableType {
+  /// How many of the latest events a new observer receives at registration.
+  public let replayLength: Int
+
+  /// Work submitted and not yet accounted for by the drainer ("work in progress"). 0: idle.
+  /// Whoever moves it from 0 holds the delivery rights until it brings it back to 0.
+  @usableFromInline let wip = Atomic<Int>(0)
+  /// The thread holding the delivery rights (0 when none), so that a `dispose()` made from inside
+  /// a delivery does not wait for itself. Written relaxed: only its own thread reads its id back.
+  @usableFromInline let drainer = Atomic<UInt>(0)
+  /// Work sent while another thread (or a reentrant call) holds the delivery rights.
+  @usableFromInline let pending: LockedState<Pending>
+  /// Live observations (observe calls minus disposals), for `observerCount`.
+  @usableFromInline let liveObservers = Atomic<Int>(0)
+  /// Purge requests handed out by `dispose()`, and the highest one executed by the drainer.
+  @usableFromInline let purgesRequested = Atomic<Int>(0)
+  @usableFromInline let purgesDone = Atomic<Int>(0)
+
+  // Drainer-owned state: touched only by the thread holding the delivery rights (`wip` > 0),
+  // which the acquire/release operations on `wip` hand from one drainer to the next.
+  @exclusivity(unchecked) @usableFromInline var observers: UnsafeMutablePointer<Unmanaged<ObserverBox<Event>>>?
+  @exclusivity(unchecked) @usableFromInline var observersCount = 0
+  @exclusivity(unchecked) @usableFromInline var observersCapacity = 0
+  @exclusivity(unchecked) @usableFromInline var replay: ReplayBuffer<Event>
+  /// The drainer's empty queue, swapped with `pending.queue` to take a whole batch in one lock.
+  @exclusivity(unchecked) @usableFromInline var batch = WorkQueue<Work>()
+
+  /// Managed lifetime, bindings to this producer and the bridge's disposable.
+  @usableFromInline let lifecycle: LockedState<Lifecycle>
+  @usableFromInline let isManaged: Bool
+
+  /// What the drainer performs, in order.
+  @usableFromInline
+  enum Work {
+    case event(Event)
+    case register(ObserverBox<Event>)
+    case purge(ticket: Int)
+  }
+
+  @usableFromInline
+  struct Pending {
+    @usableFromInline var queue = WorkQueue<Work>()
+    /// The latest value sent, kept by ``Observable`` in the same critical section as the queue so
+    /// that its `value` always equals the last event in delivery order.
+    @usableFromInline var latest: Event?
+    @inlinable init() {}
+  }
+
+  @usableFromInline
+  struct Lifecycle {
+    @usableFromInline var keepAlive: EventProducer<Event>?
+    @usableFromInline var managedObservers = 0
+    @usableFromInline var producerDisposable: (any DisposableType)?
+    @usableFromInline var disconnectDisposables: [any DisposableType] = []
+    @inlinable init() {}
+  }
+
+  /// Creates a producer.
+  /// - Parameter replayLength: how many of the latest events a new observer receives first (0 or more).
+  public init(replayLength: Int = 0) {
+    precondition(replayLength >= 0, "EventProducer(replayLength:): replayLength must not be negative, got \(replayLength)")
+    self.replayLength = replayLength
+    self.replay = ReplayBuffer(capacity: replayLength)
+    self.pending = LockedState(Pending())
+    self.lifecycle = LockedState(Lifecycle())
+    self.isManaged = false
+  }
+
+  /// Creates a managed producer: runs `producer` at once with a sink into this producer.
+  ///
+  /// The sink holds the producer weakly. The producer stays alive while it has at least one
+  /// observer (Bond v4's managed lifecycle), so `center.bnd_notification(name).observe { }` works
+  /// without holding it; when it is deallocated, the disposable that `producer` returned is disposed.
+  public init(replayLength: Int = 0, producer: (@escaping (Event) -> Void) -> (any DisposableType)?) {
+    precondition(replayLength >= 0, "EventProducer(replayLength:producer:): replayLength must not be negative, got \(replayLength)")
+    self.replayLength = replayLength
+    self.replay = ReplayBuffer(capacity: replayLength)
+    self.pending = LockedState(Pending())
+    self.lifecycle = LockedState(Lifecycle())
+    self.isManaged = true
+    let disposable = producer { [weak self] event in self?.next(event) }
+    lifecycle.withLock { $0.producerDisposable = disposable }
+  }
+
+  deinit {
+    if let observers {
+      for index in 0..<observersCount { observers[index].release() }
+      observers.deallocate()
+    }
+    let (producerDisposable, disconnects) = lifecycle.withLock { state in
+      (state.producerDisposable, state.disconnectDisposables)
+    }
+    producerDisposable?.dispose()
+    for disposable in disconnects { disposable.dispose() }
+  }
+
+  /// The number of observations that are registered and not disposed.
+  public var observerCount: Int {
+    liveObservers.load(ordering: .relaxed)
+  }
+
+  /// Sends `event` to every observer (and into the replay buffer).
+  ///
+  /// Lock-free when no other thread is sending: one compare-exchange to take the delivery rights,
+  /// one subtraction to give them back. Otherwise the event is queued and the thread holding the
+  /// rights delivers it; a call from inside an observer is queued the same way.
+  @inlinable
+  public func next(_ event: Event) {
+    // acquiringAndReleasing: acquires the drainer-owned state the previous drainer released.
+    if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
+      drainer.store(currentThreadID(), ordering: .relaxed)
+      deliverDraining(event)
+      finishDraining(accounted: 1)
+    } else {
+      submitContended(.event(event))
+    }
+  }
+
+  /// Registers `observer`: it receives the replay, then every later event.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
+    register(observer, registered: nil)
+  }
+
+  /// Registers `observer` and calls `registered` right after its replay, before any later event.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+    register(observer, registered: registered)
+  }
+
+  /// Returns a function that sends into this producer. It holds the producer weakly; the producer
+  /// disposes `disconnectDisposable` when it is deallocated, which ends a binding into it.
+  public func sink(_ disconnectDisposable: (any DisposableType)?) -> (Event) -> Void {
+    if let disconnectDisposable { disposeOnDeinit(disconnectDisposable) }
+    return { [weak self] event in self?.next(event) }
+  }
+}
+
+extension EventProducer: @unchecked Sendable where Event: Sendable {}
+

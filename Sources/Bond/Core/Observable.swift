@@ -1,0 +1,101 @@
+import Synchronization
+
+/// A value you can watch: a producer with a replay of 1 that always has a current value.
+///
+/// ```swift
+/// let name = Observable("Jim")
+/// name.observe { print("Hi \($0)") }   // prints "Hi Jim"
+/// name.value = "Spock"                 // prints "Hi Spock"
+/// ```
+///
+/// `value` is the latest value sent, in delivery order: when several threads set it at once,
+/// the value that stays is the one observers receive last.
+/// - Note: thread-safe, with the delivery guarantees of ``EventProducer``.
+public final class Observable<Value>: EventProducerType, BindableType {
+  @usableFromInline let producer: EventProducer<Value>
+
+  /// Creates an observable holding `value`.
+  public init(_ value: Value) {
+    producer = EventProducer(replayLength: 1)
+    producer.nextKeepingLatest(value)
+  }
+
+  /// Always 1: a new observer first receives the current value.
+  public var replayLength: Int { 1 }
+
+  /// The current value. Setting it is ``next(_:)``.
+  public var value: Value {
+    get { producer.latest }
+    set { producer.nextKeepingLatest(newValue) }
+  }
+
+  /// Sets the value and sends it to every observer.
+  @inlinable
+  public func next(_ value: Value) {
+    producer.nextKeepingLatest(value)
+  }
+
+  /// Registers `observer`: it receives the current value, then every later one.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Value) -> Void) -> any DisposableType {
+    producer.observe(observer)
+  }
+
+  /// Registers `observer` and calls `registered` right after the current value.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Value) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+    producer.observe(observer, registered: registered)
+  }
+
+  /// The number of observations that are registered and not disposed.
+  public var observerCount: Int { producer.observerCount }
+
+  /// Returns a function that sets this observable's value. It holds the observable weakly; the
+  /// observable disposes `disconnectDisposable` when it is deallocated, which ends a binding into it.
+  public func sink(_ disconnectDisposable: (any DisposableType)?) -> (Value) -> Void {
+    if let disconnectDisposable { producer.disposeOnDeinit(disconnectDisposable) }
+    return { [weak producer] value in producer?.nextKeepingLatest(value) }
+  }
+}
+
+extension Observable: @unchecked Sendable where Value: Sendable {}
+
+extension EventProducer {
+  /// The latest value sent through ``nextKeepingLatest(_:)``.
+  @usableFromInline
+  var latest: Event {
+    pending.withLock { $0.latest! }
+  }
+
+  /// `next`, recording the event as the latest value in the same critical section that orders it,
+  /// so that `latest` is always the last event in delivery order.
+  @inlinable
+  func nextKeepingLatest(_ event: Event) {
+    let deliverNow = pending.withLock { state -> Bool in
+      state.latest = event
+      if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged { return true }
+      state.queue.push(.event(event))
+      return false
+    }
+    if deliverNow {
+      drainer.store(currentThreadID(), ordering: .relaxed)
+      deliverDraining(event)
+      finishDraining(accounted: 1)
+    } else if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+      drainer.store(currentThreadID(), ordering: .relaxed)
+      drainPendingDraining()
+      finishDraining(accounted: 1)
+    }
+  }
+
+  /// Disposes `disposable` when this producer is deallocated (how a binding into it ends).
+  @usableFromInline
+  func disposeOnDeinit(_ disposable: any DisposableType) {
+    lifecycle.withLock { state in
+      state.disconnectDisposables.removeAll { $0.isDisposed }
+      state.disconnectDisposables.append(disposable)
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import Synchronization
+
+/// The disposable that ``EventProducer/observe(_:)`` returns.
+///
+/// It holds the producer weakly (an observation does not keep a plain producer alive) and only
+/// a flag of its own: the observer's closure lives in the producer's ``ObserverBox``, so a
+/// deallocated producer releases it even while the user still holds this disposable.
+@usableFromInline
+final class Observation<Event>: DisposableType, @unchecked Sendable {
+  // @unchecked: `disposed` is atomic and `producer` is an immutable weak reference.
+
+  /// Set once by the first `dispose()`; the drainer reads it before every delivery.
+  @usableFromInline let disposed = Atomic<Bool>(false)
+  @usableFromInline weak let producer: EventProducer<Event>?
+
+  @inlinable
+  init(producer: EventProducer<Event>) {
+    self.producer = producer
+  }
+
+  @usableFromInline
+  var isDisposed: Bool { disposed.load(ordering: .acquiring) }
+
+  @usableFromInline
+  func dispose() {
+    // acquiringAndReleasing: the winner publishes the flag before it asks the producer to purge.
+    guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    producer?.observationDisposed()
+  }
+}
+
+/// One registered observer as the producer's drainer sees it: the closure and its flag.
+/// Owned by the producer (released when purged after `dispose()`, or with the producer).
+@usableFromInline
+final class ObserverBox<Event> {
+  @usableFromInline let handler: (Event) -> Void
+  @usableFromInline let observation: Observation<Event>
+  /// Called once, right after the replay; then dropped. Drainer-owned.
+  @usableFromInline var registered: (() -> Void)?
+
+  @inlinable
+  init(handler: @escaping (Event) -> Void, observation: Observation<Event>, registered: (() -> Void)?) {
+    self.handler = handler
+    self.observation = observation
+    self.registered = registered
+  }
+}

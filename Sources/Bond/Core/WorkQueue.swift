@@ -1,0 +1,50 @@
+/// A growable FIFO ring of pending work. Its storage is reused: once it has grown to the
+/// largest backlog seen, pushing and popping allocate nothing. Not thread-safe: the producer
+/// keeps one behind its lock and swaps it with an empty one to drain outside the lock.
+@usableFromInline
+struct WorkQueue<Element> {
+  @usableFromInline var storage: ContiguousArray<Element?> = []
+  @usableFromInline var head = 0
+  @usableFromInline var count = 0
+
+  @inlinable
+  init() {}
+
+  @inlinable
+  var isEmpty: Bool { count == 0 }
+
+  @inlinable
+  mutating func push(_ element: Element) {
+    if count == storage.count { grow() }
+    var tail = head + count
+    if tail >= storage.count { tail -= storage.count }
+    storage[tail] = element
+    count += 1
+  }
+
+  @inlinable
+  mutating func pop() -> Element? {
+    guard count > 0 else { return nil }
+    let element = storage[head].take()
+    head += 1
+    if head == storage.count { head = 0 }
+    count -= 1
+    if count == 0 { head = 0 }
+    return element
+  }
+
+  @usableFromInline
+  mutating func grow() {
+    let newCapacity = Swift.max(16, storage.count * 2)
+    var grown = ContiguousArray<Element?>()
+    grown.reserveCapacity(newCapacity)
+    for offset in 0..<count {
+      var index = head + offset
+      if index >= storage.count { index -= storage.count }
+      grown.append(storage[index].take())
+    }
+    grown.append(contentsOf: repeatElement(nil, count: newCapacity - count))
+    storage = grown
+    head = 0
+  }
+}

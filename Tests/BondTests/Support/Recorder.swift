@@ -1,0 +1,15 @@
+import Foundation
+
+/// A thread-safe log of what observers received.
+final class Recorder<T>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var stored: [T] = []
+  func add(_ item: T) { lock.lock(); stored.append(item); lock.unlock() }
+  var items: [T] { lock.lock(); defer { lock.unlock() }; return stored }
+}
+
+/// An object whose deallocation a test can watch through a weak reference.
+final class Tracked: @unchecked Sendable {
+  let name: String
+  init(_ name: String = "") { self.name = name }
+}
