@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The array of an ``ObservableArrayEvent`` computed on first access, then kept.
 ///
 /// The closure is released once the value is computed (it may hold a whole source event).
@@ -7,7 +5,7 @@ import Synchronization
 ///   racing on the first access may both compute it, the first stored value wins.
 @usableFromInline
 final class DeferredSequence<Element>: @unchecked Sendable {
-  // @unchecked: the state is reached only through its Mutex. The closure is not `@Sendable`
+  // @unchecked: the state is reached only through its lock. The closure is not `@Sendable`
   // (it runs the user's `mapElements`/`filterElements` closure); it runs on the thread that reads
   // `sequence`, as the contract documents for those operators.
   @usableFromInline
@@ -16,22 +14,22 @@ final class DeferredSequence<Element>: @unchecked Sendable {
     case computed([Element])
   }
 
-  @usableFromInline let state: Mutex<State>
+  @usableFromInline let state: LockedState<State>
 
   init(_ compute: @escaping () -> [Element]) {
-    state = Mutex(.pending(compute))
+    state = LockedState(.pending(compute))
   }
 
   @usableFromInline
   var value: [Element] {
-    let current = state.withLockUnchecked { state -> State in state }
+    let current = state.withLock { state -> State in state }
     switch current {
     case .computed(let array):
       return array
     case .pending(let compute):
       // Computed outside the lock: `compute` runs user code.
       let array = compute()
-      let (stored, dropped) = state.withLockUnchecked { state -> ([Element], State?) in
+      let (stored, dropped) = state.withLock { state -> ([Element], State?) in
         if case .computed(let existing) = state { return (existing, nil) }
         let old = state
         state = .computed(array)
@@ -43,5 +41,3 @@ final class DeferredSequence<Element>: @unchecked Sendable {
   }
 }
 
-// Reached only through its Mutex; see the class's comment for the closure.
-extension DeferredSequence.State: @unchecked Sendable {}

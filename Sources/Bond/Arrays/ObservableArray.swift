@@ -35,7 +35,7 @@ public final class ObservableArray<Element>: EventProducerType {
   /// The events an observable array sends.
   public typealias Event = ObservableArrayEvent<Element>
 
-  @usableFromInline let state: Mutex<ObservableArrayState<Element>>
+  @usableFromInline let state: LockedState<ObservableArrayState<Element>>
   /// Delivers the events (and each observation's replay) with the engine's guarantees.
   @usableFromInline let delivery = EventProducer<ObservableArrayDelivery<Element>>()
   /// Held by the thread running a batch; another thread that wants to mutate waits on it.
@@ -45,7 +45,7 @@ public final class ObservableArray<Element>: EventProducerType {
 
   /// Creates an observable array holding `array`.
   public init(_ array: [Element] = []) {
-    state = Mutex(ObservableArrayState(array: array))
+    state = LockedState(ObservableArrayState(array: array))
   }
 
   /// 1: a new observer first receives a `.reset` of the current array.
@@ -232,13 +232,13 @@ public final class ObservableArray<Element>: EventProducerType {
   /// So the closure must not wait for another thread that mutates this array.
   public func performBatchUpdates(_ updates: (ObservableArray<Element>) -> Void) {
     let thread = currentThreadID()
-    if !state.withLockUnchecked({ $0.joinBatchLocked(thread: thread) }) {
+    if !state.withLock({ $0.joinBatchLocked(thread: thread) }) {
       batchGate.wait()  // blocks while another thread's batch runs
-      state.withLockUnchecked { $0.startBatchLocked(thread: thread) }
+      state.withLock { $0.startBatchLocked(thread: thread) }
     }
     // Outside the lock: user code, whose mutations of this array join the batch.
     updates(self)
-    let (ended, first) = state.withLockUnchecked { $0.endBatchLocked() }
+    let (ended, first) = state.withLock { $0.endBatchLocked() }
     if ended { batchGate.signal() }
     if let first { handOff(first) }
   }
@@ -275,7 +275,7 @@ public final class ObservableArray<Element>: EventProducerType {
     // The relay is registered before its replay marker is queued (below), so the producer
     // delivers the marker to it; until then the relay ignores the events it receives.
     let disposable = delivery.observe { relay.receive($0) }
-    let first = state.withLockUnchecked { state -> ObservableArrayDelivery<Element>? in
+    let first = state.withLock { state -> ObservableArrayDelivery<Element>? in
       let snapshot = state.publishedArrayLocked
       let replay = ObservableArrayEvent(sequence: snapshot, operation: .reset(array: snapshot))
       return state.enqueueLocked(.replay(token: token, replay))
@@ -290,7 +290,7 @@ public final class ObservableArray<Element>: EventProducerType {
     let token = tokens.wrappingAdd(1, ordering: .relaxed).newValue
     let relay = ObservableArrayRelay(token: token, observer: observer, registered: nil)
     let disposable = delivery.observe { relay.receive($0) }
-    let (snapshot, first) = state.withLockUnchecked { state -> ([Element], ObservableArrayDelivery<Element>?) in
+    let (snapshot, first) = state.withLock { state -> ([Element], ObservableArrayDelivery<Element>?) in
       let snapshot = state.publishedArrayLocked
       return (snapshot, state.enqueueLocked(.replay(token: token, nil)))
     }
@@ -301,7 +301,7 @@ public final class ObservableArray<Element>: EventProducerType {
   /// Reads the array a caller on this thread sees.
   @inlinable
   func read<Result>(_ body: ([Element]) -> Result) -> Result {
-    state.withLockUnchecked { state in
+    state.withLock { state in
       if state.batch == nil { return body(state.array) }
       return body(state.visibleArrayLocked(thread: currentThreadID()))
     }
@@ -313,7 +313,7 @@ public final class ObservableArray<Element>: EventProducerType {
   @discardableResult
   func mutate<Result>(_ body: (inout [Element]) -> (Result, ObservableArrayOperation<Element>)) -> Result {
     while true {
-      let outcome = state.withLockUnchecked { state -> (Result, ObservableArrayDelivery<Element>?)? in
+      let outcome = state.withLock { state -> (Result, ObservableArrayDelivery<Element>?)? in
         if state.batch != nil, state.isBlockedLocked(thread: currentThreadID()) { return nil }
         let (result, operation) = body(&state.array)
         return (result, state.recordLocked(operation))
@@ -332,7 +332,7 @@ public final class ObservableArray<Element>: EventProducerType {
   @usableFromInline
   func snapshotForMutation() -> (array: [Element], version: Int) {
     while true {
-      let snapshot = state.withLockUnchecked { state -> ([Element], Int)? in
+      let snapshot = state.withLock { state -> ([Element], Int)? in
         if state.batch != nil, state.isBlockedLocked(thread: currentThreadID()) { return nil }
         return (state.array, state.version)
       }
@@ -356,12 +356,12 @@ public final class ObservableArray<Element>: EventProducerType {
     while let current = next.take() {
       // Outside the lock: delivery runs observers, which may mutate or observe this array.
       delivery.next(current)
-      next = state.withLockUnchecked { $0.nextHandOffLocked() }
+      next = state.withLock { $0.nextHandOffLocked() }
     }
   }
 }
 
-// The mutable state is reached only through its Mutex; the delivery producer and the gate are
+// The mutable state is reached only through its lock; the delivery producer and the gate are
 // thread-safe. Elements cross threads, hence the condition.
 extension ObservableArray: @unchecked Sendable where Element: Sendable {}
 
@@ -383,7 +383,7 @@ extension ObservableArray where Element: Equatable {
     while true {
       let (old, version) = snapshotForMutation()
       let operation = ObservableArrayOperation.difference(from: old, to: array)
-      let outcome = state.withLockUnchecked { state -> ([Element], ObservableArrayDelivery<Element>?)? in
+      let outcome = state.withLock { state -> ([Element], ObservableArrayDelivery<Element>?)? in
         guard state.version == version, !state.isBlockedLocked(thread: currentThreadID()) else { return nil }
         let old = state.array
         state.array = array

@@ -2,7 +2,7 @@
 /// the deliveries waiting to be handed to the delivery producer in mutation order.
 ///
 /// Pure bookkeeping: no user code runs in its methods (the caller holds the lock).
-/// - Note: not thread-safe; reached only through the array's `Mutex`.
+/// - Note: not thread-safe; reached only through the array's `LockedState`.
 @usableFromInline
 struct ObservableArrayState<Element> {
   /// The current elements (in a batch: with the batch's operations so far applied).
@@ -126,7 +126,3 @@ struct ObservableArrayState<Element> {
   }
 }
 
-// Reached only through the array's Mutex, one thread at a time; values taken out of it (elements,
-// events) are handed to observers under the delivery guarantees, as the array's own Sendable
-// conformance (when Element is Sendable) promises.
-extension ObservableArrayState: @unchecked Sendable {}

@@ -5,7 +5,7 @@ import Synchronization
 /// - Note: thread-safe; disposing twice is harmless.
 @usableFromInline
 final class SectionedChangesObservation<Row>: DisposableType, @unchecked Sendable {
-  // @unchecked: `sink` is only used to dispose the inner observations (behind its Mutex); the
+  // @unchecked: `sink` is only used to dispose the inner observations (behind its lock); the
   // other members are immutable references to thread-safe disposables.
   @usableFromInline let disposed = Atomic<Bool>(false)
   @usableFromInline let sink: SectionedChangesSink<Row>

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One observation of ``SectionedChanges``: follows the outer array and every inner array it
 /// holds, keeps the sections' rows, and turns each event into an ``ObservableArraySectionedEvent``.
 ///
@@ -15,7 +13,7 @@ final class SectionedChangesSink<Row> {
   /// Serializes the outer and inner events (lossless, reentrancy-safe).
   @usableFromInline let input = EventProducer<SectionedChangesInput<Row>>()
   /// The inner observations by id; `nil` once disposed (a late subscription is disposed at once).
-  @usableFromInline let inners = Mutex<[Int: any DisposableType]?>([:])
+  @usableFromInline let inners = LockedState<[Int: any DisposableType]?>([:])
 
   // Touched only by `receive` (serialized by `input`).
   @usableFromInline var sections: [[Row]] = []
