@@ -42,10 +42,14 @@ public final class ObservableArray<Element>: EventProducerType {
   @usableFromInline let batchGate = DispatchSemaphore(value: 1)
   /// Identifies observations, so each picks its own replay out of the delivery stream.
   @usableFromInline let tokens = Atomic<Int>(0)
+  /// The array as of the last operation handed to `delivery`: the events' `sequence`. Owned by the
+  /// hand-off thread (`state.isHandingOff`), which the lock hands from one thread to the next.
+  @exclusivity(unchecked) @usableFromInline var delivered: [Element]
 
   /// Creates an observable array holding `array`.
   public init(_ array: [Element] = []) {
     state = LockedState(ObservableArrayState(array: array))
+    delivered = array
   }
 
   /// 1: a new observer first receives a `.reset` of the current array.
@@ -275,11 +279,7 @@ public final class ObservableArray<Element>: EventProducerType {
     // The relay is registered before its replay marker is queued (below), so the producer
     // delivers the marker to it; until then the relay ignores the events it receives.
     let disposable = delivery.observe { relay.receive($0) }
-    let first = state.withLock { state -> ObservableArrayDelivery<Element>? in
-      let snapshot = state.publishedArrayLocked
-      let replay = ObservableArrayEvent(sequence: snapshot, operation: .reset(array: snapshot))
-      return state.enqueueLocked(.replay(token: token, replay))
-    }
+    let first = state.withLock { $0.enqueueLocked(.replay(token: token)) }
     if let first { handOff(first) }
     return disposable
   }
@@ -290,9 +290,8 @@ public final class ObservableArray<Element>: EventProducerType {
     let token = tokens.wrappingAdd(1, ordering: .relaxed).newValue
     let relay = ObservableArrayRelay(token: token, observer: observer, registered: nil)
     let disposable = delivery.observe { relay.receive($0) }
-    let (snapshot, first) = state.withLock { state -> ([Element], ObservableArrayDelivery<Element>?) in
-      let snapshot = state.publishedArrayLocked
-      return (snapshot, state.enqueueLocked(.replay(token: token, nil)))
+    let (snapshot, first) = state.withLock { state -> ([Element], ObservableArrayWork<Element>?) in
+      (state.publishedArrayLocked, state.enqueueLocked(.start(token: token)))
     }
     if let first { handOff(first) }
     return (snapshot, disposable)
@@ -313,7 +312,7 @@ public final class ObservableArray<Element>: EventProducerType {
   @discardableResult
   func mutate<Result>(_ body: (inout [Element]) -> (Result, ObservableArrayOperation<Element>)) -> Result {
     while true {
-      let outcome = state.withLock { state -> (Result, ObservableArrayDelivery<Element>?)? in
+      let outcome = state.withLock { state -> (Result, ObservableArrayWork<Element>?)? in
         if state.batch != nil, state.isBlockedLocked(thread: currentThreadID()) { return nil }
         let (result, operation) = body(&state.array)
         return (result, state.recordLocked(operation))
@@ -348,20 +347,31 @@ public final class ObservableArray<Element>: EventProducerType {
     batchGate.signal()
   }
 
-  /// Hands `first`, then every delivery queued meanwhile, to the delivery producer in order.
-  /// The caller became the hand-off thread; it stays so until the outbox is empty.
+  /// Performs `first`, then all work queued meanwhile, in order: builds each event on `delivered`
+  /// and hands it to the delivery producer. The caller became the hand-off thread; it stays so
+  /// until the outbox is empty.
   @inlinable
-  func handOff(_ first: ObservableArrayDelivery<Element>) {
-    var next: ObservableArrayDelivery<Element>? = first
-    while let current = next.take() {
-      // Outside the lock: delivery runs observers, which may mutate or observe this array.
-      delivery.next(current)
+  func handOff(_ first: ObservableArrayWork<Element>) {
+    var next: ObservableArrayWork<Element>? = first
+    while let work = next.take() {
+      // Outside the lock: delivery runs observers, which may mutate or observe this array (their
+      // work is queued, and performed by this loop after the current event).
+      switch work {
+      case .operation(let operation):
+        operation.apply(to: &delivered)
+        delivery.next(.event(ObservableArrayEvent(sequence: delivered, operation: operation)))
+      case .replay(let token):
+        delivery.next(.replay(token: token, ObservableArrayEvent(sequence: delivered, operation: .reset(array: delivered))))
+      case .start(let token):
+        delivery.next(.replay(token: token, nil))
+      }
       next = state.withLock { $0.nextHandOffLocked() }
     }
   }
 }
 
-// The mutable state is reached only through its lock; the delivery producer and the gate are
+// The mutable state is reached only through its lock, except `delivered`, which only the hand-off
+// thread touches (handed over under the lock); the delivery producer and the gate are
 // thread-safe. Elements cross threads, hence the condition.
 extension ObservableArray: @unchecked Sendable where Element: Sendable {}
 
@@ -383,7 +393,7 @@ extension ObservableArray where Element: Equatable {
     while true {
       let (old, version) = snapshotForMutation()
       let operation = ObservableArrayOperation.difference(from: old, to: array)
-      let outcome = state.withLock { state -> ([Element], ObservableArrayDelivery<Element>?)? in
+      let outcome = state.withLock { state -> ([Element], ObservableArrayWork<Element>?)? in
         guard state.version == version, !state.isBlockedLocked(thread: currentThreadID()) else { return nil }
         let old = state.array
         state.array = array

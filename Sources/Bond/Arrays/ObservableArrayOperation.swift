@@ -37,6 +37,7 @@ extension ObservableArrayOperation {
   /// contents: `var mirror: [E] = []; array.observe { $0.operation.apply(to: &mirror) }`.
   /// - Precondition: every index is valid for the array it applies to (the program stops with a
   ///   message naming the operation otherwise).
+  @inlinable
   public func apply(to array: inout [Element]) {
     switch self {
     case .insert(let elements, let fromIndex):
@@ -59,6 +60,7 @@ extension ObservableArrayOperation {
   }
 
   /// The number of elements after applying this operation to an array of `count` elements.
+  @inlinable
   public func count(after count: Int) -> Int {
     switch self {
     case .insert(let elements, _): return count + elements.count
@@ -82,6 +84,7 @@ extension ObservableArrayOperation {
 
   /// Whether applying the operation leaves any array unchanged (an empty insert, update, removal
   /// or batch of such). A reset is never empty.
+  @inlinable
   public var isEmpty: Bool {
     switch self {
     case .insert(let elements, _), .update(let elements, _): return elements.isEmpty

@@ -9,8 +9,8 @@ struct ObservableArrayState<Element> {
   @usableFromInline var array: [Element]
   /// The batch in progress, if any.
   @usableFromInline var batch: Batch?
-  /// Deliveries made while another thread (or an outer frame of this one) hands off.
-  @usableFromInline var outbox = WorkQueue<ObservableArrayDelivery<Element>>()
+  /// Work queued while another thread (or an outer frame of this one) hands off.
+  @usableFromInline var outbox = WorkQueue<ObservableArrayWork<Element>>()
   /// Whether a thread is handing deliveries to the producer; it drains `outbox` before clearing it.
   @usableFromInline var isHandingOff = false
   /// Counts mutations, so that a caller that computed outside the lock can tell nothing changed.
@@ -56,16 +56,17 @@ struct ObservableArrayState<Element> {
     return array
   }
 
-  /// The array as of the last queued event: what a new observer is replayed.
+  /// The array as of the last queued operation (the point in the event stream where work queued
+  /// now will be delivered).
   @inlinable
   var publishedArrayLocked: [Element] {
     batch?.base ?? array
   }
 
-  /// Records the operation just applied to `array`: in a batch it joins the batch, otherwise its
-  /// event is queued. Returns a delivery the caller must hand off (it became the hand-off thread).
+  /// Records the operation just applied to `array`: in a batch it joins the batch, otherwise it is
+  /// queued. Returns work the caller must hand off (it became the hand-off thread).
   @inlinable
-  mutating func recordLocked(_ operation: ObservableArrayOperation<Element>) -> ObservableArrayDelivery<Element>? {
+  mutating func recordLocked(_ operation: ObservableArrayOperation<Element>) -> ObservableArrayWork<Element>? {
     version &+= 1
     if batch != nil {
       if case .batch(let operations) = operation {
@@ -75,24 +76,24 @@ struct ObservableArrayState<Element> {
       }
       return nil
     }
-    return enqueueLocked(.event(ObservableArrayEvent(sequence: array, operation: operation)))
+    return enqueueLocked(.operation(operation))
   }
 
-  /// Queues `delivery`, or returns it when no thread hands off (the caller now does).
+  /// Queues `work`, or returns it when no thread hands off (the caller now does).
   @inlinable
-  mutating func enqueueLocked(_ delivery: ObservableArrayDelivery<Element>) -> ObservableArrayDelivery<Element>? {
+  mutating func enqueueLocked(_ work: ObservableArrayWork<Element>) -> ObservableArrayWork<Element>? {
     if isHandingOff {
-      outbox.push(delivery)
+      outbox.push(work)
       return nil
     }
     isHandingOff = true
-    return delivery
+    return work
   }
 
-  /// The next delivery for the hand-off thread, or `nil` (and the hand-off ends) when none is left.
+  /// The next work for the hand-off thread, or `nil` (and the hand-off ends) when none is left.
   @inlinable
-  mutating func nextHandOffLocked() -> ObservableArrayDelivery<Element>? {
-    if let delivery = outbox.pop() { return delivery }
+  mutating func nextHandOffLocked() -> ObservableArrayWork<Element>? {
+    if let work = outbox.pop() { return work }
     isHandingOff = false
     return nil
   }
@@ -113,16 +114,15 @@ struct ObservableArrayState<Element> {
     batch = Batch(owner: thread, base: array)
   }
 
-  /// Leaves one level of the batch. At the outermost level, queues the batch's single event and
-  /// returns `ended == true`.
+  /// Leaves one level of the batch. At the outermost level, queues the batch's single operation
+  /// and returns `ended == true`.
   @inlinable
-  mutating func endBatchLocked() -> (ended: Bool, delivery: ObservableArrayDelivery<Element>?) {
+  mutating func endBatchLocked() -> (ended: Bool, work: ObservableArrayWork<Element>?) {
     batch!.depth -= 1
     guard batch!.depth == 0 else { return (false, nil) }
     let operations = batch!.operations
     batch = nil
-    let event = ObservableArrayEvent(sequence: array, operation: .batch(operations))
-    return (true, enqueueLocked(.event(event)))
+    return (true, enqueueLocked(.operation(.batch(operations))))
   }
 }
 
