@@ -26,7 +26,7 @@ import Testing
   }
 
   @Test func concurrentAppendsFromFourThreadsLoseNothingAndKeepPerThreadOrder() {
-    let threads = 4, perThread = 5_000 * stressScale
+    let threads = 4, perThread = 3_000 * stressScale
     let array = ObservableArray<Stamp>()
     let first = Mirror<Stamp>(), second = Mirror<Stamp>()
     let a = array.observe { first.receive($0) }
