@@ -3,6 +3,7 @@
 /// - Note: thread-safe as its upstream is; a lazy value (each observation keeps its own state).
 public struct FilterElements<Upstream: EventProducerType, Element>: EventProducerType
 where Upstream.Event == ObservableArrayEvent<Element> {
+  /// The events: the filtered array's.
   public typealias Event = ObservableArrayEvent<Element>
 
   @usableFromInline let upstream: Upstream

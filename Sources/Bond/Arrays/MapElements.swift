@@ -3,6 +3,7 @@
 /// - Note: thread-safe as its upstream is; a lazy value (observing it observes the upstream once).
 public struct MapElements<Upstream: EventProducerType, Source, Element>: EventProducerType
 where Upstream.Event == ObservableArrayEvent<Source> {
+  /// The events: the transformed array's.
   public typealias Event = ObservableArrayEvent<Element>
 
   @usableFromInline let upstream: Upstream

@@ -3,6 +3,7 @@
 /// - Note: thread-safe: the outer and inner arrays may be mutated from any threads; each
 ///   observation serializes their events (lossless, in each array's order).
 public struct SectionedChanges<Row>: EventProducerType {
+  /// The events: one per change of the sections or of one section's rows.
   public typealias Event = ObservableArraySectionedEvent<Row>
 
   @usableFromInline let source: ObservableArray<ObservableArray<Row>>
