@@ -1,14 +1,380 @@
 import Testing
 @testable import Bond
 
+/// The components of a tuple, as text, in order (to check every position of any arity).
+private func components(_ tuple: Any) -> [String] {
+  Mirror(reflecting: tuple).children.map { String(describing: $0.value) }
+}
+
+/// A value type of its own, to check that positions keep their types.
+private struct Point: Equatable, CustomStringConvertible {
+  var x: Int, y: Int
+  var description: String { "P(\(x),\(y))" }
+}
+
+/// What an arity test sees: first one tuple once every source has sent `initial`, then, after the
+/// source at position k has sent `updated[k]`, the tuple with positions 0...k updated.
+private func expectArity(_ log: Recorder<[String]>, initial: [String], updated: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+  var expected = [initial]
+  for position in updated.indices {
+    expected.append(Array(updated[...position] + initial[(position + 1)...]))
+  }
+  #expect(log.items == expected, sourceLocation: sourceLocation)
+}
+
+/// A producer whose registration ends only when the test says so (like one that registers on a
+/// scheduler): `finish()` calls the pending `registered` callbacks.
+private final class LateRegistration<Event>: EventProducerType {
+  let producer = EventProducer<Event>(replayLength: 1)
+  var pending: [() -> Void] = []
+  var replayLength: Int { 1 }
+  func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType { producer.observe(observer) }
+  func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+    pending.append(registered)
+    return producer.observe(observer)
+  }
+  func finish() { let calls = pending; pending = []; for call in calls { call() } }
+}
+
 @Suite struct CombineLatestTests {
-  @Test func quick() {
-    let a = EventProducer<Int>(), b = EventProducer<String>(), c = EventProducer<Double>()
-    let log = Recorder<String>()
-    let d = combineLatest(a, b, c).observe { log.add("\($0)\($1)\($2)") }
-    a.next(1); b.next("x"); a.next(2); c.next(0.5); b.next("y")
-    #expect(log.items == ["2x0.5", "2y0.5"])
-    d.dispose()
+  // MARK: the contract's usage
+
+  @Test func contractCombining() {
+    let email = Observable(""), pass = Observable("")
+    let enabled = Recorder<Bool>()
+    let first = combineLatest(email, pass).observe { email, pass in enabled.add(!email.isEmpty && !pass.isEmpty) }
+    email.value = "kirk@enterprise"; pass.value = "ncc1701"
+    #expect(enabled.items == [false, false, true])
+
+    let a = EventProducer<Int>(), b = EventProducer<String>(), c = EventProducer<Bool>()
+    let triples = Recorder<String>()
+    let second = combineLatest(a, b, c).observe { triples.add("\($0)\($1)\($2)") }
+    a.next(1); b.next("x"); a.next(2); c.next(true); b.next("y")
+    #expect(triples.items == ["2xtrue", "2ytrue"])
+    let pairs = Recorder<String>()
+    let third = a.combineLatestWith(b).observe { pairs.add("\($0.0)\($0.1)") }
+    a.next(3); b.next("z")
+    #expect(pairs.items == ["3z"])
+
+    first.dispose(); second.dispose(); third.dispose()
+    #expect(email.observerCount == 0 && pass.observerCount == 0)
     #expect(a.observerCount == 0 && b.observerCount == 0 && c.observerCount == 0)
+  }
+
+  // MARK: every arity, distinct values and types per position
+
+  @Test func arity2() {
+    let p1 = EventProducer<Int>(), p2 = EventProducer<String>()
+    let log = Recorder<[String]>()
+    let observation = combineLatest(p1, p2).observe { log.add(components($0)) }
+    p1.next(1)
+    #expect(log.items.isEmpty)
+    p2.next("two")
+    p1.next(11); p2.next("twenty")
+    expectArity(log, initial: ["1", "two"], updated: ["11", "twenty"])
+    observation.dispose()
+    #expect(p1.observerCount == 0 && p2.observerCount == 0)
+  }
+
+  @Test func arity3() {
+    let p1 = EventProducer<Int>(), p2 = EventProducer<String>(), p3 = EventProducer<Double>()
+    let log = Recorder<[String]>()
+    let observation = combineLatest(p1, p2, p3).observe { log.add(components($0)) }
+    p1.next(1); p2.next("two")
+    #expect(log.items.isEmpty)
+    p3.next(3.5)
+    p1.next(11); p2.next("twenty"); p3.next(33.5)
+    expectArity(log, initial: ["1", "two", "3.5"], updated: ["11", "twenty", "33.5"])
+    observation.dispose()
+    #expect(p1.observerCount == 0 && p2.observerCount == 0 && p3.observerCount == 0)
+  }
+
+  @Test func arity4() {
+    let p1 = EventProducer<Int>(), p2 = EventProducer<String>(), p3 = EventProducer<Double>()
+    let p4 = EventProducer<Bool>()
+    let log = Recorder<[String]>()
+    let observation = combineLatest(p1, p2, p3, p4).observe { log.add(components($0)) }
+    p1.next(1); p2.next("two"); p3.next(3.5)
+    #expect(log.items.isEmpty)
+    p4.next(false)
+    p1.next(11); p2.next("twenty"); p3.next(33.5); p4.next(true)
+    expectArity(log, initial: ["1", "two", "3.5", "false"], updated: ["11", "twenty", "33.5", "true"])
+    observation.dispose()
+    #expect([p1.observerCount, p2.observerCount, p3.observerCount, p4.observerCount] == [0, 0, 0, 0])
+  }
+
+  @Test func arity5() {
+    let p1 = EventProducer<Int>(), p2 = EventProducer<String>(), p3 = EventProducer<Double>()
+    let p4 = EventProducer<Bool>(), p5 = EventProducer<Character>()
+    let log = Recorder<[String]>()
+    let observation = combineLatest(p1, p2, p3, p4, p5).observe { log.add(components($0)) }
+    p1.next(1); p2.next("two"); p3.next(3.5); p4.next(false)
+    #expect(log.items.isEmpty)
+    p5.next("e")
+    p1.next(11); p2.next("twenty"); p3.next(33.5); p4.next(true); p5.next("E")
+    expectArity(log, initial: ["1", "two", "3.5", "false", "e"], updated: ["11", "twenty", "33.5", "true", "E"])
+    observation.dispose()
+    #expect([p1.observerCount, p2.observerCount, p3.observerCount, p4.observerCount, p5.observerCount] == [0, 0, 0, 0, 0])
+  }
+
+  @Test func arity6() {
+    let p1 = EventProducer<Int>(), p2 = EventProducer<String>(), p3 = EventProducer<Double>()
+    let p4 = EventProducer<Bool>(), p5 = EventProducer<Character>(), p6 = EventProducer<[Int]>()
+    let log = Recorder<[String]>()
+    let observation = combineLatest(p1, p2, p3, p4, p5, p6).observe { log.add(components($0)) }
+    p1.next(1); p2.next("two"); p3.next(3.5); p4.next(false); p5.next("e")
+    #expect(log.items.isEmpty)
+    p6.next([6])
+    p1.next(11); p2.next("twenty"); p3.next(33.5); p4.next(true); p5.next("E"); p6.next([6, 6])
+    expectArity(
+      log, initial: ["1", "two", "3.5", "false", "e", "[6]"],
+      updated: ["11", "twenty", "33.5", "true", "E", "[6, 6]"])
+    observation.dispose()
+    #expect([p1.observerCount, p2.observerCount, p3.observerCount, p4.observerCount, p5.observerCount, p6.observerCount] == [0, 0, 0, 0, 0, 0])
+  }
+
+  @Test func arity7() {
+    let p1 = EventProducer<Int>(), p2 = EventProducer<String>(), p3 = EventProducer<Double>()
+    let p4 = EventProducer<Bool>(), p5 = EventProducer<Character>(), p6 = EventProducer<[Int]>()
+    let p7 = EventProducer<UInt8>()
+    let log = Recorder<[String]>()
+    let observation = combineLatest(p1, p2, p3, p4, p5, p6, p7).observe { log.add(components($0)) }
+    p1.next(1); p2.next("two"); p3.next(3.5); p4.next(false); p5.next("e"); p6.next([6])
+    #expect(log.items.isEmpty)
+    p7.next(7)
+    p1.next(11); p2.next("twenty"); p3.next(33.5); p4.next(true); p5.next("E"); p6.next([6, 6]); p7.next(77)
+    expectArity(
+      log, initial: ["1", "two", "3.5", "false", "e", "[6]", "7"],
+      updated: ["11", "twenty", "33.5", "true", "E", "[6, 6]", "77"])
+    observation.dispose()
+    #expect([p1.observerCount, p2.observerCount, p3.observerCount, p4.observerCount, p5.observerCount, p6.observerCount, p7.observerCount] == [0, 0, 0, 0, 0, 0, 0])
+  }
+
+  @Test func arity8() {
+    let p1 = EventProducer<Int>(), p2 = EventProducer<String>(), p3 = EventProducer<Double>()
+    let p4 = EventProducer<Bool>(), p5 = EventProducer<Character>(), p6 = EventProducer<[Int]>()
+    let p7 = EventProducer<UInt8>(), p8 = EventProducer<Float>()
+    let log = Recorder<[String]>()
+    let observation = combineLatest(p1, p2, p3, p4, p5, p6, p7, p8).observe { log.add(components($0)) }
+    p1.next(1); p2.next("two"); p3.next(3.5); p4.next(false); p5.next("e"); p6.next([6]); p7.next(7)
+    #expect(log.items.isEmpty)
+    p8.next(8.25)
+    p1.next(11); p2.next("twenty"); p3.next(33.5); p4.next(true); p5.next("E"); p6.next([6, 6]); p7.next(77)
+    p8.next(88.25)
+    expectArity(
+      log, initial: ["1", "two", "3.5", "false", "e", "[6]", "7", "8.25"],
+      updated: ["11", "twenty", "33.5", "true", "E", "[6, 6]", "77", "88.25"])
+    observation.dispose()
+    #expect([p1.observerCount, p2.observerCount, p3.observerCount, p4.observerCount, p5.observerCount, p6.observerCount, p7.observerCount, p8.observerCount] == [0, 0, 0, 0, 0, 0, 0, 0])
+  }
+
+  @Test func arity9() {
+    let p1 = EventProducer<Int>(), p2 = EventProducer<String>(), p3 = EventProducer<Double>()
+    let p4 = EventProducer<Bool>(), p5 = EventProducer<Character>(), p6 = EventProducer<[Int]>()
+    let p7 = EventProducer<UInt8>(), p8 = EventProducer<Float>(), p9 = EventProducer<Point>()
+    let log = Recorder<[String]>()
+    let observation = combineLatest(p1, p2, p3, p4, p5, p6, p7, p8, p9).observe { log.add(components($0)) }
+    p1.next(1); p2.next("two"); p3.next(3.5); p4.next(false); p5.next("e"); p6.next([6]); p7.next(7)
+    p8.next(8.25)
+    #expect(log.items.isEmpty)
+    p9.next(Point(x: 9, y: -9))
+    p1.next(11); p2.next("twenty"); p3.next(33.5); p4.next(true); p5.next("E"); p6.next([6, 6]); p7.next(77)
+    p8.next(88.25); p9.next(Point(x: 99, y: -99))
+    expectArity(
+      log, initial: ["1", "two", "3.5", "false", "e", "[6]", "7", "8.25", "P(9,-9)"],
+      updated: ["11", "twenty", "33.5", "true", "E", "[6, 6]", "77", "88.25", "P(99,-99)"])
+    observation.dispose()
+    #expect([p1.observerCount, p2.observerCount, p3.observerCount, p4.observerCount, p5.observerCount, p6.observerCount, p7.observerCount, p8.observerCount, p9.observerCount] == [0, 0, 0, 0, 0, 0, 0, 0, 0])
+  }
+
+  @Test func arity10() {
+    let p1 = EventProducer<Int>(), p2 = EventProducer<String>(), p3 = EventProducer<Double>()
+    let p4 = EventProducer<Bool>(), p5 = EventProducer<Character>(), p6 = EventProducer<[Int]>()
+    let p7 = EventProducer<UInt8>(), p8 = EventProducer<Float>(), p9 = EventProducer<Point>()
+    let p10 = EventProducer<Int16>()
+    let log = Recorder<[String]>()
+    let observation = combineLatest(p1, p2, p3, p4, p5, p6, p7, p8, p9, p10).observe { log.add(components($0)) }
+    p1.next(1); p2.next("two"); p3.next(3.5); p4.next(false); p5.next("e"); p6.next([6]); p7.next(7)
+    p8.next(8.25); p9.next(Point(x: 9, y: -9))
+    #expect(log.items.isEmpty)
+    p10.next(-10)
+    p1.next(11); p2.next("twenty"); p3.next(33.5); p4.next(true); p5.next("E"); p6.next([6, 6]); p7.next(77)
+    p8.next(88.25); p9.next(Point(x: 99, y: -99)); p10.next(-100)
+    expectArity(
+      log, initial: ["1", "two", "3.5", "false", "e", "[6]", "7", "8.25", "P(9,-9)", "-10"],
+      updated: ["11", "twenty", "33.5", "true", "E", "[6, 6]", "77", "88.25", "P(99,-99)", "-100"])
+    observation.dispose()
+    #expect([p1.observerCount, p2.observerCount, p3.observerCount, p4.observerCount, p5.observerCount, p6.observerCount, p7.observerCount, p8.observerCount, p9.observerCount, p10.observerCount] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+  }
+
+  @Test func tenSourcesOfOneTypeKeepTheirPositions() {
+    let sources = (0..<10).map { _ in EventProducer<Int>() }
+    let log = Recorder<[String]>()
+    let observation = combineLatest(
+      sources[0], sources[1], sources[2], sources[3], sources[4], sources[5], sources[6], sources[7], sources[8], sources[9]
+    ).observe { log.add(components($0)) }
+    for (index, source) in sources.enumerated() { source.next(index) }
+    for (index, source) in sources.enumerated() { source.next(100 + index) }
+    expectArity(log, initial: (0..<10).map { "\($0)" }, updated: (100..<110).map { "\($0)" })
+    observation.dispose()
+    #expect(sources.allSatisfy { $0.observerCount == 0 })
+  }
+
+  @Test func aNilEventCountsAsSent() {
+    let a = EventProducer<Int?>(), b = EventProducer<String>()
+    let log = Recorder<String>()
+    let observation = a.combineLatestWith(b).observe { log.add("\(String(describing: $0.0))-\($0.1)") }
+    a.next(nil); b.next("x"); a.next(1); a.next(nil)
+    #expect(log.items == ["nil-x", "Optional(1)-x", "nil-x"])
+    observation.dispose()
+  }
+
+  // MARK: replay and registration
+
+  @Test func replaysTheTupleOfTheSourcesReplays() {
+    let a = Observable(1), b = EventProducer<String>(replayLength: 2), c = Observable(2.5)
+    b.next("old"); b.next("x")
+    let log = Recorder<String>()
+    let observation = combineLatest(a, b, c).observe({ log.add("\($0)\($1)\($2)") }, registered: { log.add("registered") })
+    #expect(log.items == ["1x2.5", "registered"])
+    b.next("y")
+    #expect(log.items == ["1x2.5", "registered", "1y2.5"])
+    observation.dispose()
+  }
+
+  @Test func theLastSourcesReplayCompletesOneTuplePerEvent() {
+    let a = Observable(1), b = EventProducer<String>(replayLength: 2)
+    b.next("x"); b.next("y")
+    let log = Recorder<String>()
+    combineLatest(a, b).observe { log.add("\($0)\($1)") }.dispose()
+    #expect(log.items == ["1x", "1y"])
+    #expect(combineLatest(a, b).replayLength == 2)
+    #expect(combineLatest(b, a).replayLength == 1)
+    #expect(combineLatest(a, EventProducer<Int>()).replayLength == 0)
+  }
+
+  @Test func registeredWaitsForEverySource() {
+    let a = Observable(1), late = LateRegistration<String>()
+    late.producer.next("x")
+    let log = Recorder<String>()
+    let observation = combineLatest(a, late).observe({ log.add("\($0)\($1)") }, registered: { log.add("registered") })
+    #expect(log.items == ["1x"])
+    late.producer.next("y")
+    late.finish()
+    #expect(log.items == ["1x", "1y", "registered"])
+    observation.dispose()
+  }
+
+  @Test func registeredWithoutAnyTuple() {
+    let a = EventProducer<Int>(), b = EventProducer<Int>()
+    let log = Recorder<String>()
+    let observation = combineLatest(a, b).observe({ log.add("\($0)\($1)") }, registered: { log.add("registered") })
+    #expect(log.items == ["registered"])
+    observation.dispose()
+  }
+
+  // MARK: reentrancy and disposal
+
+  @Test func aSendFromInsideTheObserverIsDeliveredAfterTheCurrentTuple() {
+    let a = EventProducer<Int>(), b = EventProducer<Int>()
+    let log = Recorder<String>()
+    let observation = combineLatest(a, b).observe { x, y in
+      log.add("begin \(x)\(y)")
+      // `b` is delivering (it queues its 2 itself); `a` is idle and sends into the serializer,
+      // which queues it behind the current tuple. Neither recurses into the observer.
+      if x == 1 && y == 1 { b.next(2); a.next(2) }
+      log.add("end \(x)\(y)")
+    }
+    a.next(1); b.next(1)
+    #expect(log.items == ["begin 11", "end 11", "begin 21", "end 21", "begin 22", "end 22"])
+    observation.dispose()
+  }
+
+  @Test func disposingFromInsideTheObserverStopsAtOnce() {
+    let a = EventProducer<Int>(), b = EventProducer<Int>()
+    let log = Recorder<Int>()
+    var observation: (any DisposableType)?
+    observation = combineLatest(a, b).observe { x, _ in
+      log.add(x)
+      if x == 2 { a.next(3); observation?.dispose() }
+    }
+    a.next(1); b.next(0); a.next(2); a.next(4)
+    #expect(log.items == [1, 2])
+    #expect(a.observerCount == 0 && b.observerCount == 0)
+  }
+
+  @Test func disposeReleasesTheObserverAndTheValues() {
+    weak var weakCaptured: Tracked?
+    weak var weakValue: Tracked?
+    let a = EventProducer<Tracked>(), b = EventProducer<Int>()
+    let observation: any DisposableType
+    do {
+      let captured = Tracked("captured"), value = Tracked("value")
+      weakCaptured = captured; weakValue = value
+      observation = combineLatest(a, b).observe { _ in _ = captured }
+      a.next(value); b.next(1)
+    }
+    #expect(weakCaptured != nil && weakValue != nil)
+    observation.dispose()
+    #expect(weakCaptured == nil, "the observer is released")
+    #expect(weakValue == nil, "the latest values are released")
+    #expect(a.observerCount == 0 && b.observerCount == 0)
+  }
+
+  @Test func deallocatedSourcesReleaseTheObservation() {
+    weak var weakCaptured: Tracked?
+    weak var weakSource: EventProducer<Int>?
+    do {
+      let a = EventProducer<Int>(), b = EventProducer<Int>()
+      weakSource = a
+      let captured = Tracked()
+      weakCaptured = captured
+      combineLatest(a, b).observe { _ in _ = captured }
+      a.next(1); b.next(2)
+    }
+    #expect(weakSource == nil, "an observation does not keep its sources alive")
+    #expect(weakCaptured == nil, "the sources released the observation")
+  }
+
+  @Test func observationsAreIndependent() {
+    let a = EventProducer<Int>(), b = EventProducer<Int>()
+    let combined = combineLatest(a, b)
+    let first = Recorder<String>(), second = Recorder<String>()
+    let one = combined.observe { first.add("\($0)\($1)") }
+    a.next(1); b.next(1)
+    let two = combined.observe { second.add("\($0)\($1)") }
+    a.next(2); b.next(2)
+    #expect(first.items == ["11", "21", "22"])
+    #expect(second.items == ["22"])
+    #expect(a.observerCount == 2)
+    one.dispose(); two.dispose()
+    #expect(a.observerCount == 0 && b.observerCount == 0)
+  }
+
+  // MARK: the state machine, with no threads
+
+  @Test func stateMachineWaitsForEverySourceThenTracksTheLatest() {
+    typealias Input = CombineLatestInput<Int, String, Bool>
+    var machine = CombineLatestStateMachine<Int, String, Bool>()
+    #expect(machine.valueReceived(Input.event(1, at: 0)) == nil)
+    #expect(machine.valueReceived(Input.event(true, at: 2)) == nil)
+    #expect(machine.valueReceived(Input.event(2, at: 0)) == nil)
+    let first = machine.valueReceived(Input.event("a", at: 1))
+    #expect(first.map { $0 == (2, "a", true) } == true)
+    let second = machine.valueReceived(Input.event(false, at: 2))
+    #expect(second.map { $0 == (2, "a", false) } == true)
+    #expect(machine.sourceRegistered() == false)
+    #expect(machine.sourceRegistered() == false)
+    #expect(machine.sourceRegistered() == true)
+  }
+
+  @Test func inputPlacesTheEventAtItsPosition() {
+    typealias Input = CombineLatestInput<Int, Int, Int>
+    let input = Input.event(7, at: 1)
+    #expect(input.source == 1)
+    #expect(input.values.0 == nil && input.values.1 == 7 && input.values.2 == nil)
+    let registered = Input.registered()
+    #expect(registered.source == Input.registeredMarker)
+    #expect(registered.values.0 == nil && registered.values.1 == nil && registered.values.2 == nil)
   }
 }
