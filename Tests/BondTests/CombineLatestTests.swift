@@ -220,6 +220,27 @@ private final class LateRegistration<Event>: EventProducerType {
     #expect(sources.allSatisfy { $0.observerCount == 0 })
   }
 
+  @Test func moreThanTenSourcesThroughTheVariadicEntryPoint() {
+    let s = (0..<12).map { _ in EventProducer<Int>() }
+    let text = EventProducer<String>()
+    let combined = combineLatest(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8], s[9], s[10], s[11], text)
+    let log = Recorder<[String]>()
+    let observation = combined.observe { log.add(components($0)) }
+    for (index, source) in s.enumerated() { source.next(index) }
+    text.next("t")
+    for (index, source) in s.enumerated() { source.next(100 + index) }
+    text.next("T")
+    expectArity(log, initial: (0..<12).map { "\($0)" } + ["t"], updated: (100..<112).map { "\($0)" } + ["T"])
+    observation.dispose()
+    #expect(s.allSatisfy { $0.observerCount == 0 } && text.observerCount == 0)
+  }
+
+  @Test func oneProducerIsRejected() async {
+    await #expect(processExitsWith: .failure) {
+      _ = combineLatest(EventProducer<Int>())
+    }
+  }
+
   @Test func aNilEventCountsAsSent() {
     let a = EventProducer<Int?>(), b = EventProducer<String>()
     let log = Recorder<String>()
@@ -351,30 +372,48 @@ private final class LateRegistration<Event>: EventProducerType {
     #expect(a.observerCount == 0 && b.observerCount == 0)
   }
 
-  // MARK: the state machine, with no threads
+  // MARK: the state machine and the tuple layout, with no threads
 
-  @Test func stateMachineWaitsForEverySourceThenTracksTheLatest() {
-    typealias Input = CombineLatestInput<Int, String, Bool>
-    var machine = CombineLatestStateMachine<Int, String, Bool>()
-    #expect(machine.valueReceived(Input.event(1, at: 0)) == nil)
-    #expect(machine.valueReceived(Input.event(true, at: 2)) == nil)
-    #expect(machine.valueReceived(Input.event(2, at: 0)) == nil)
-    let first = machine.valueReceived(Input.event("a", at: 1))
-    #expect(first.map { $0 == (2, "a", true) } == true)
-    let second = machine.valueReceived(Input.event(false, at: 2))
-    #expect(second.map { $0 == (2, "a", false) } == true)
+  @Test func stateMachineWaitsForEverySource() {
+    var machine = CombineLatestStateMachine(sourceCount: 3)
+    #expect(machine.eventStored(isItsFirst: true) == false)
+    #expect(machine.eventStored(isItsFirst: false) == false)
+    #expect(machine.eventStored(isItsFirst: true) == false)
+    #expect(machine.eventStored(isItsFirst: true) == true)
+    #expect(machine.eventStored(isItsFirst: false) == true)
     #expect(machine.sourceRegistered() == false)
     #expect(machine.sourceRegistered() == false)
     #expect(machine.sourceRegistered() == true)
   }
 
-  @Test func inputPlacesTheEventAtItsPosition() {
-    typealias Input = CombineLatestInput<Int, Int, Int>
-    let input = Input.event(7, at: 1)
-    #expect(input.source == 1)
-    #expect(input.values.0 == nil && input.values.1 == 7 && input.values.2 == nil)
-    let registered = Input.registered()
-    #expect(registered.source == Input.registeredMarker)
-    #expect(registered.values.0 == nil && registered.values.1 == nil && registered.values.2 == nil)
+  @Test func tupleLayoutMatchesTheCompilers() {
+    func offsets<each T>(_: repeat (each T).Type) -> (offsets: [Int], size: Int, alignment: Int) {
+      var layout = TupleLayout()
+      var offsets: [Int] = []
+      for type in repeat (each T).self { offsets.append(layout.append(type)) }
+      return (offsets, layout.size, layout.alignment)
+    }
+    typealias A = (Int8, Int64, Bool, String, UInt16, Double, Character, [Int], Float, Int8)
+    let a = offsets(Int8.self, Int64.self, Bool.self, String.self, UInt16.self, Double.self, Character.self, [Int].self, Float.self, Int8.self)
+    #expect(a.offsets == [0, MemoryLayout<A>.offset(of: \A.1)!, MemoryLayout<A>.offset(of: \A.2)!,
+      MemoryLayout<A>.offset(of: \A.3)!, MemoryLayout<A>.offset(of: \A.4)!, MemoryLayout<A>.offset(of: \A.5)!,
+      MemoryLayout<A>.offset(of: \A.6)!, MemoryLayout<A>.offset(of: \A.7)!, MemoryLayout<A>.offset(of: \A.8)!,
+      MemoryLayout<A>.offset(of: \A.9)!])
+    #expect(a.size == MemoryLayout<A>.size && a.alignment == MemoryLayout<A>.alignment)
+    typealias B = (Void, Bool, Void, Int32, Point, Int?, Bool?)
+    let b = offsets(Void.self, Bool.self, Void.self, Int32.self, Point.self, Int?.self, Bool?.self)
+    #expect(b.offsets == [0, MemoryLayout<B>.offset(of: \B.1)!, MemoryLayout<B>.offset(of: \B.2)!,
+      MemoryLayout<B>.offset(of: \B.3)!, MemoryLayout<B>.offset(of: \B.4)!, MemoryLayout<B>.offset(of: \B.5)!,
+      MemoryLayout<B>.offset(of: \B.6)!])
+    #expect(b.size == MemoryLayout<B>.size && b.alignment == MemoryLayout<B>.alignment)
+  }
+
+  @Test func voidAndOptionalEventsKeepTheirPlaces() {
+    let taps = EventProducer<Void>(), flag = EventProducer<Bool?>(), count = EventProducer<Int8>()
+    let log = Recorder<String>()
+    let observation = combineLatest(taps, flag, count).observe { _, flag, count in log.add("\(String(describing: flag))/\(count)") }
+    taps.next(()); flag.next(nil); count.next(-1); flag.next(true); taps.next(())
+    #expect(log.items == ["nil/-1", "Optional(true)/-1", "Optional(true)/-1"])
+    observation.dispose()
   }
 }

@@ -13,27 +13,27 @@
 /// `Event` is the flat tuple `(P1.Event, P2.Event, ...)` of the upstreams' events, spelled as a
 /// plain generic parameter: the type checker of Swift 6.3 destructures a closure's tuple parameter
 /// (`{ email, pass in }`, `{ "\($0)\($1)" }`) and reads `$0.0` only on such a tuple, not on a tuple
-/// expanded from the pack. Values are made by ``combineLatest(_:_:)`` and its overloads, which
-/// prove that it is that tuple.
+/// expanded from the pack. Values are made by ``combineLatest(_:_:)`` and its overloads; the
+/// initializer checks that `Event` is that tuple.
 ///
-/// How: each observation forwards every upstream's events, tagged with their position, into a
-/// private ``EventProducer`` (lossless, serialized, reentrancy-safe) whose single observer owns the
-/// ``CombineLatestStateMachine`` and calls the observer. No allocation per event.
+/// How: each observation keeps the latest events in one tuple of storage, written element by
+/// element. Each upstream's events go into a queue of their own type and their position goes into a
+/// private ``EventProducer<Int>`` (lossless, serialized, reentrancy-safe), whose single observer
+/// moves the event into the tuple and delivers the tuple. The code for the pack of upstreams runs
+/// at subscription only: Swift 6.3 does not specialize code over parameter packs, which costs
+/// thousands of instructions per event; what runs per event is plain generic code over `Event` and
+/// each upstream's event type. No allocation per event.
 /// - Note: thread-safe: the upstreams may send from any threads at once.
 public struct CombineLatest<Event, each Upstream: EventProducerType>: EventProducerType {
-  @usableFromInline typealias Input = CombineLatestInput<repeat (each Upstream).Event>
-  @usableFromInline typealias TupleObserver = ((repeat (each Upstream).Event)) -> Void
-
   /// The combined producers, in order.
   @usableFromInline let upstreams: (repeat each Upstream)
-  /// The identity, from an observer of `Event` to an observer of the tuple of the upstreams'
-  /// events: the same type, which the entry points can see and this generic code cannot.
-  @usableFromInline let adapt: (@escaping (Event) -> Void) -> TupleObserver
 
   @inlinable
-  init(_ upstreams: repeat each Upstream, adapt: @escaping (@escaping (Event) -> Void) -> TupleObserver) {
+  init(_ upstreams: repeat each Upstream) {
+    precondition(
+      Event.self == (repeat (each Upstream).Event).self,
+      "CombineLatest: Event must be the tuple of the upstreams' events")
     self.upstreams = (repeat each upstreams)
-    self.adapt = adapt
   }
 
   /// The last upstream's replay length when every upstream replays something, else 0: the
@@ -61,57 +61,159 @@ public struct CombineLatest<Event, each Upstream: EventProducerType>: EventProdu
   @inlinable
   @discardableResult
   public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    let serializer = EventProducer<Input>()
-    let sink = CombineLatestSink<repeat (each Upstream).Event>(observer: adapt(observer), registered: registered)
-    let inbox = serializer.observe { input in sink.receive(input) }
+    var layout = TupleLayout()
+    var slots: [CombineLatestSlot] = []
+    for upstream in repeat each upstreams {
+      slots.append(Self.slot(for: upstream, layout: &layout))
+    }
+    precondition(
+      layout.size == MemoryLayout<Event>.size && layout.alignment == MemoryLayout<Event>.alignment,
+      "CombineLatest: unexpected tuple layout")
+    let serializer = EventProducer<Int>()
+    let sink = CombineLatestSink(slots: slots, observer: observer, registered: registered)
     // The inbox goes first: disposing it stops the deliveries (waiting for one in flight on
-    // another thread) and releases the observer; then the upstreams are let go.
-    let disposables = CompositeDisposable([inbox])
+    // another thread) and releases the observer and the latest events; then the upstreams are let go.
+    let disposables = CompositeDisposable([serializer.observe { sink.receive($0) }])
     var position = 0
     for upstream in repeat each upstreams {
-      disposables.add(Self.forward(upstream, at: position, into: serializer))
+      disposables.add(Self.forward(upstream, into: slots[position], at: position, serializer: serializer))
       position += 1
     }
     return disposables
   }
 
-  /// Observes `upstream`, sending its events (tagged with `position`) and its registration
-  /// into `serializer`. The closures hold the serializer: it lives while an upstream can send.
+  /// The slot of an upstream's events, at the next offset of the tuple.
+  @inlinable
+  static func slot<Source: EventProducerType>(for _: Source, layout: inout TupleLayout) -> CombineLatestSlot {
+    CombineLatestTypedSlot<Source.Event>(offset: layout.append(Source.Event.self))
+  }
+
+  /// Observes `upstream`: each event is queued in its slot and its position sent into
+  /// `serializer`; the end of its registration too. The closures hold the serializer and the slot:
+  /// they live while the upstream can send.
   @inlinable
   static func forward<Source: EventProducerType>(
-    _ upstream: Source, at position: Int, into serializer: EventProducer<Input>
+    _ upstream: Source, into slot: CombineLatestSlot, at position: Int, serializer: EventProducer<Int>
   ) -> any DisposableType {
-    upstream.observe(
-      { event in serializer.next(Input.event(event, at: position)) },
-      registered: { serializer.next(Input.registered()) })
+    // `slot` was made by `slot(for:layout:)` for this very upstream.
+    let typed = unsafeDowncast(slot, to: CombineLatestTypedSlot<Source.Event>.self)
+    return upstream.observe(
+      { event in
+        typed.push(event)
+        serializer.next(position)
+      },
+      registered: { serializer.next(CombineLatestSink<Event>.registeredMarker) })
   }
 }
 
-/// The single observer of a `combineLatest` observation's serializer: it owns the state and calls
-/// the observer. The serializer never calls it concurrently, so it needs no lock, and the observer
-/// is called with no lock held. Released (with the observer) when the observation is disposed.
-///
-/// A class rather than closure captures: the work on tuples of packs lives in a method, which this
-/// compiler handles where a closure body crashes it.
+/// One upstream's place in a `combineLatest` observation: where its latest event lives in the
+/// tuple, and the events it sent that the serializer has not delivered yet. Type-erased, so the
+/// sink reaches any upstream's slot by position.
 @usableFromInline
-final class CombineLatestSink<each Value> {
-  @usableFromInline var machine = CombineLatestStateMachine<repeat each Value>()
-  @usableFromInline let observer: ((repeat each Value)) -> Void
+class CombineLatestSlot {
+  /// The byte offset of this upstream's element in the tuple.
+  @usableFromInline let offset: Int
+  /// Whether the element is initialized. Touched only by the serializer's observer.
+  @usableFromInline var isSet = false
+
+  @inlinable
+  init(offset: Int) {
+    self.offset = offset
+  }
+
+  /// Moves the oldest queued event into the tuple at `base`.
+  @inlinable
+  func storeNext(in base: UnsafeMutableRawPointer) {
+    fatalError("CombineLatestSlot.storeNext(in:) is overridden")
+  }
+
+  /// Deinitializes this upstream's element of the tuple at `base`, if set.
+  @inlinable
+  func clear(in base: UnsafeMutableRawPointer) {
+    fatalError("CombineLatestSlot.clear(in:) is overridden")
+  }
+}
+
+@usableFromInline
+final class CombineLatestTypedSlot<Value>: CombineLatestSlot {
+  /// Events sent and not yet moved into the tuple: pushed by the upstream's delivery, popped by
+  /// the serializer's observer, one push per position the serializer delivers.
+  @usableFromInline let queue = LockedState(WorkQueue<Value>())
+
+  @inlinable
+  override init(offset: Int) {
+    super.init(offset: offset)
+  }
+
+  @inlinable
+  func push(_ value: Value) {
+    queue.withLock { $0.push(value) }
+  }
+
+  @inlinable
+  override func storeNext(in base: UnsafeMutableRawPointer) {
+    // The serializer delivers this slot's position once per push: the queue is not empty.
+    let value = queue.withLock { $0.pop() }.unsafelyUnwrapped
+    // The tuple's memory is bound to the tuple type, whose element at `offset` is a `Value`.
+    // Assigned outside the lock: releasing the previous event may run a deinit.
+    let element = (base + offset).assumingMemoryBound(to: Value.self)
+    if isSet {
+      element.pointee = value
+    } else {
+      element.initialize(to: value)
+      isSet = true
+    }
+  }
+
+  @inlinable
+  override func clear(in base: UnsafeMutableRawPointer) {
+    guard isSet else { return }
+    (base + offset).assumingMemoryBound(to: Value.self).deinitialize(count: 1)
+    isSet = false
+  }
+}
+
+/// The single observer of a `combineLatest` observation's serializer: it owns the tuple of the
+/// latest events and the state, and calls the observer. The serializer never calls it
+/// concurrently, so it needs no lock, and the observer is called with no lock held. Released (with
+/// the observer and the latest events) when the observation is disposed.
+@usableFromInline
+final class CombineLatestSink<Event> {
+  /// The position that says an upstream has finished registering.
+  @inlinable static var registeredMarker: Int { -1 }
+
+  /// The latest event of each upstream, initialized element by element (see `slots`).
+  @usableFromInline let tuple: UnsafeMutablePointer<Event>
+  @usableFromInline let slots: [CombineLatestSlot]
+  @usableFromInline var machine: CombineLatestStateMachine
+  @usableFromInline let observer: (Event) -> Void
   @usableFromInline let registered: () -> Void
 
   @inlinable
-  init(observer: @escaping ((repeat each Value)) -> Void, registered: @escaping () -> Void) {
+  init(slots: [CombineLatestSlot], observer: @escaping (Event) -> Void, registered: @escaping () -> Void) {
+    tuple = .allocate(capacity: 1)
+    self.slots = slots
+    machine = CombineLatestStateMachine(sourceCount: slots.count)
     self.observer = observer
     self.registered = registered
   }
 
+  deinit {
+    for slot in slots { slot.clear(in: UnsafeMutableRawPointer(tuple)) }
+    tuple.deallocate()
+  }
+
   @inlinable
-  func receive(_ input: CombineLatestInput<repeat each Value>) {
-    if input.source != CombineLatestInput<repeat each Value>.registeredMarker {
-      // Re-expanded into a fresh tuple: passing the bound tuple itself crashes this compiler.
-      if let tuple = machine.valueReceived(input) { observer((repeat each tuple)) }
-    } else if machine.sourceRegistered() {
-      registered()
+  func receive(_ position: Int) {
+    guard position != Self.registeredMarker else {
+      if machine.sourceRegistered() { registered() }
+      return
+    }
+    let slot = slots[position]
+    let isItsFirst = !slot.isSet
+    slot.storeNext(in: UnsafeMutableRawPointer(tuple))
+    if machine.eventStored(isItsFirst: isItsFirst) {
+      observer(tuple.pointee)
     }
   }
 }
@@ -142,7 +244,7 @@ final class CombineLatestSink<each Value> {
 public func combineLatest<P1: EventProducerType, P2: EventProducerType>(
   _ first: P1, _ second: P2
 ) -> CombineLatest<(P1.Event, P2.Event), P1, P2> {
-  CombineLatest(first, second, adapt: { $0 })
+  CombineLatest(first, second)
 }
 
 /// Combines the latest events of 3 producers (of any types) into flat tuples.
@@ -154,7 +256,7 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType>(
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event), P1, P2, P3> {
-  CombineLatest(first, second, third, adapt: { $0 })
+  CombineLatest(first, second, third)
 }
 
 /// Combines the latest events of 4 producers (of any types) into flat tuples.
@@ -166,7 +268,7 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event), P1, P2, P3, P4> {
-  CombineLatest(first, second, third, fourth, adapt: { $0 })
+  CombineLatest(first, second, third, fourth)
 }
 
 /// Combines the latest events of 5 producers (of any types) into flat tuples.
@@ -178,7 +280,7 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType, P5: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event), P1, P2, P3, P4, P5> {
-  CombineLatest(first, second, third, fourth, fifth, adapt: { $0 })
+  CombineLatest(first, second, third, fourth, fifth)
 }
 
 /// Combines the latest events of 6 producers (of any types) into flat tuples.
@@ -190,7 +292,7 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType, P5: EventProducerType, P6: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5, _ sixth: P6
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event), P1, P2, P3, P4, P5, P6> {
-  CombineLatest(first, second, third, fourth, fifth, sixth, adapt: { $0 })
+  CombineLatest(first, second, third, fourth, fifth, sixth)
 }
 
 /// Combines the latest events of 7 producers (of any types) into flat tuples.
@@ -202,7 +304,7 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType, P5: EventProducerType, P6: EventProducerType, P7: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5, _ sixth: P6, _ seventh: P7
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event), P1, P2, P3, P4, P5, P6, P7> {
-  CombineLatest(first, second, third, fourth, fifth, sixth, seventh, adapt: { $0 })
+  CombineLatest(first, second, third, fourth, fifth, sixth, seventh)
 }
 
 /// Combines the latest events of 8 producers (of any types) into flat tuples.
@@ -214,7 +316,7 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType, P5: EventProducerType, P6: EventProducerType, P7: EventProducerType, P8: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5, _ sixth: P6, _ seventh: P7, _ eighth: P8
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event), P1, P2, P3, P4, P5, P6, P7, P8> {
-  CombineLatest(first, second, third, fourth, fifth, sixth, seventh, eighth, adapt: { $0 })
+  CombineLatest(first, second, third, fourth, fifth, sixth, seventh, eighth)
 }
 
 /// Combines the latest events of 9 producers (of any types) into flat tuples.
@@ -226,7 +328,7 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType, P5: EventProducerType, P6: EventProducerType, P7: EventProducerType, P8: EventProducerType, P9: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5, _ sixth: P6, _ seventh: P7, _ eighth: P8, _ ninth: P9
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event, P9.Event), P1, P2, P3, P4, P5, P6, P7, P8, P9> {
-  CombineLatest(first, second, third, fourth, fifth, sixth, seventh, eighth, ninth, adapt: { $0 })
+  CombineLatest(first, second, third, fourth, fifth, sixth, seventh, eighth, ninth)
 }
 
 /// Combines the latest events of 10 producers (of any types) into flat tuples.
@@ -238,31 +340,25 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType, P5: EventProducerType, P6: EventProducerType, P7: EventProducerType, P8: EventProducerType, P9: EventProducerType, P10: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5, _ sixth: P6, _ seventh: P7, _ eighth: P8, _ ninth: P9, _ tenth: P10
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event, P9.Event, P10.Event), P1, P2, P3, P4, P5, P6, P7, P8, P9, P10> {
-  CombineLatest(first, second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, adapt: { $0 })
+  CombineLatest(first, second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth)
 }
 
-/// Combines the latest events of more than 10 producers (of any types) into flat tuples.
+/// Combines the latest events of any number of producers (of any types) into flat tuples.
 ///
-/// The same as the overloads for 2 to 10 producers. With Swift 6.3, bind the result to a constant
-/// before chaining a closure onto it (`let all = combineLatest(...); all.observe { ... }`): the
-/// type checker cannot infer the producers' pack together with a closure in one expression.
-/// - Returns: a lazy producer of `(P1.Event, ..., P11.Event, ...)`. See ``CombineLatest``.
+/// The overloads for 2 to 10 producers are preferred where they apply; this one serves more.
+/// With Swift 6.3, bind the result to a constant before chaining a closure onto it
+/// (`let all = combineLatest(...); all.observe { ... }`): the type checker cannot infer the
+/// producers' pack together with a closure in one expression.
+/// - Precondition: at least two producers.
+/// - Returns: a lazy producer of `(P1.Event, P2.Event, ...)`. See ``CombineLatest``.
 @inlinable
-public func combineLatest<
-  P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType,
-  P5: EventProducerType, P6: EventProducerType, P7: EventProducerType, P8: EventProducerType,
-  P9: EventProducerType, P10: EventProducerType, P11: EventProducerType, each P: EventProducerType
->(
-  _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5, _ sixth: P6, _ seventh: P7,
-  _ eighth: P8, _ ninth: P9, _ tenth: P10, _ eleventh: P11, _ rest: repeat each P
-) -> CombineLatest<
-  (P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event, P9.Event, P10.Event, P11.Event,
-   repeat (each P).Event),
-  P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, repeat each P
-> {
-  CombineLatest(
-    first, second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh, repeat each rest,
-    adapt: { $0 })
+public func combineLatest<each P: EventProducerType>(
+  _ producers: repeat each P
+) -> CombineLatest<(repeat (each P).Event), repeat each P> {
+  var count = 0
+  for _ in repeat (each P).self { count += 1 }
+  precondition(count >= 2, "combineLatest(_:...): needs at least two producers, got \(count)")
+  return CombineLatest(repeat each producers)
 }
 
 extension EventProducerType {
@@ -277,6 +373,6 @@ extension EventProducerType {
   public func combineLatestWith<Other: EventProducerType>(
     _ other: Other
   ) -> CombineLatest<(Event, Other.Event), Self, Other> {
-    CombineLatest(self, other, adapt: { $0 })
+    CombineLatest(self, other)
   }
 }

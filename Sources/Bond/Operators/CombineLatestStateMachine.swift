@@ -1,82 +1,28 @@
-/// What a source of a `combineLatest` observation sends into the observation's private serializer:
-/// its event at its own position of `values` (nil everywhere else), or, with `source` ==
-/// ``registeredMarker``, the news that it has finished registering.
+/// The state of one `combineLatest` observation: which sources have sent, and which have finished
+/// registering.
 ///
-/// One value per event, built without allocation (a tuple of optionals, laid out inline).
+/// A pure value, owned by the single observer of the observation's serializer (never called
+/// concurrently), so it needs no lock and can be tested with no threads. The latest events
+/// themselves live in the observation's tuple storage (see ``CombineLatestSink``).
 @usableFromInline
-struct CombineLatestInput<each Value> {
-  /// The `source` of an input that says a source has finished registering.
-  @inlinable static var registeredMarker: Int { -1 }
-
-  /// The position of the source that sent, or ``registeredMarker``.
-  @usableFromInline let source: Int
-  /// The event at position `source`, nil at every other position.
-  @usableFromInline let values: (repeat (each Value)?)
-
-  @inlinable
-  init(source: Int, values: (repeat (each Value)?)) {
-    self.source = source
-    self.values = values
-  }
-
-  /// The input of an event `value` sent by the source at `position` (whose event type is `V`).
-  @inlinable
-  static func event<V>(_ value: V, at position: Int) -> Self {
-    var index = 0
-    return Self(source: position, values: (repeat placed(value, at: position, index: &index, as: (each Value).self)))
-  }
-
-  /// The input that says a source has finished registering.
-  @inlinable
-  static func registered() -> Self {
-    Self(source: registeredMarker, values: (repeat nothing(as: (each Value).self)))
-  }
-
-  /// `value` if `index` is `position` (then `T` is `V`), nil otherwise; advances `index`.
-  @inlinable
-  static func placed<V, T>(_ value: V, at position: Int, index: inout Int, as _: T.Type) -> T? {
-    defer { index += 1 }
-    // The cast is an identity: the element at `position` has the type of that source's events.
-    // Specialized, it folds away.
-    return index == position ? (value as! T) : nil
-  }
-
-  @inlinable
-  static func nothing<T>(as _: T.Type) -> T? { nil }
-}
-
-/// The state of one `combineLatest` observation: the latest event of each source, and how many
-/// sources have finished registering.
-///
-/// A pure value: it is owned by the single observer of the observation's serializer, which is
-/// never called concurrently, so it needs no lock; it can be tested with no threads at all.
-@usableFromInline
-struct CombineLatestStateMachine<each Value> {
-  /// The latest event of each source; nil until that source has sent.
-  @usableFromInline var latest: (repeat (each Value)?)
-  /// Whether every source has sent (never goes back to false).
-  @usableFromInline var isComplete = false
+struct CombineLatestStateMachine {
+  /// The sources that have not sent yet.
+  @usableFromInline var silentSources: Int
   /// The sources that have not finished registering yet.
   @usableFromInline var unregisteredSources: Int
 
   @inlinable
-  init() {
-    latest = (repeat CombineLatestInput<repeat each Value>.nothing(as: (each Value).self))
-    var count = 0
-    for _ in repeat (each Value).self { count += 1 }
-    unregisteredSources = count
+  init(sourceCount: Int) {
+    silentSources = sourceCount
+    unregisteredSources = sourceCount
   }
 
-  /// A source sent: `input.values` holds its event at its position and nil elsewhere.
-  /// - Returns: the tuple to deliver, or nil while some source has not sent yet.
+  /// A source's event was stored as its latest; `isItsFirst` when that source had not sent before.
+  /// - Returns: whether the tuple is complete: deliver it now.
   @inlinable
-  mutating func valueReceived(_ input: CombineLatestInput<repeat each Value>) -> (repeat each Value)? {
-    latest = (repeat Self.newer(each input.values, than: each latest))
-    if !isComplete {
-      for value in repeat each latest { if value == nil { return nil } }
-      isComplete = true
-    }
-    return (repeat (each latest).unsafelyUnwrapped)
+  mutating func eventStored(isItsFirst: Bool) -> Bool {
+    if isItsFirst { silentSources -= 1 }
+    return silentSources == 0
   }
 
   /// A source has finished registering.
@@ -86,7 +32,30 @@ struct CombineLatestStateMachine<each Value> {
     unregisteredSources -= 1
     return unregisteredSources == 0
   }
+}
+
+/// The byte offsets of a tuple's elements, computed the way Swift lays a tuple out: each element
+/// at the next offset that is a multiple of its alignment, in order (the struct layout of the
+/// Swift ABI, which tuples share). `combineLatest` checks the result against `MemoryLayout` of the
+/// whole tuple before using it.
+@usableFromInline
+struct TupleLayout {
+  /// The end of the last element appended: the tuple's size once all are appended.
+  @usableFromInline var size = 0
+  /// The largest alignment of the elements appended.
+  @usableFromInline var alignment = 1
 
   @inlinable
-  static func newer<T>(_ new: T?, than old: T?) -> T? { new ?? old }
+  init() {}
+
+  /// Appends an element of type `T`.
+  /// - Returns: its offset.
+  @inlinable
+  mutating func append<T>(_: T.Type) -> Int {
+    let elementAlignment = MemoryLayout<T>.alignment
+    let offset = (size + elementAlignment - 1) / elementAlignment * elementAlignment
+    size = offset + MemoryLayout<T>.size
+    alignment = Swift.max(alignment, elementAlignment)
+    return offset
+  }
 }
