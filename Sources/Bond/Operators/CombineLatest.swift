@@ -10,43 +10,30 @@
 /// upstreams alive (the value does, like every operator). `registered` is forwarded once every
 /// upstream has finished registering.
 ///
-/// `Event` is the flat tuple `(P1.Event, P2.Event, ...)` of the upstreams' events, spelled as a
-/// plain generic parameter: the type checker of Swift 6.3 destructures a closure's tuple parameter
-/// (`{ email, pass in }`, `{ "\($0)\($1)" }`) and reads `$0.0` only on such a tuple, not on a tuple
-/// expanded from the pack. Values are made by ``combineLatest(_:_:)`` and its overloads; the
-/// initializer checks that `Event` is that tuple.
+/// `Event` is the flat tuple `(P1.Event, P2.Event, ...)` of the upstreams' events. One N-ary core
+/// serves every arity; see "The entry points" in `CombineLatest.swift` for how it is built so that
+/// everything it does per event is specialized for the upstreams' types.
 ///
 /// How: each observation keeps the latest events in one tuple of storage, written element by
 /// element. Each upstream's events go into a queue of their own type and their position goes into a
-/// private ``EventProducer<Int>`` (lossless, serialized, reentrancy-safe), whose single observer
-/// moves the event into the tuple and delivers the tuple. The code for the pack of upstreams runs
-/// at subscription only: Swift 6.3 does not specialize code over parameter packs, which costs
-/// thousands of instructions per event; what runs per event is plain generic code over `Event` and
-/// each upstream's event type. No allocation per event.
+/// private `EventProducer<Int>` (lossless, serialized, reentrancy-safe), whose single observer
+/// moves the event into the tuple and delivers the tuple. No allocation per event.
 /// - Note: thread-safe: the upstreams may send from any threads at once.
-public struct CombineLatest<Event, each Upstream: EventProducerType>: EventProducerType {
-  /// The combined producers, in order.
-  @usableFromInline let upstreams: (repeat each Upstream)
+public struct CombineLatest<Event>: EventProducerType {
+  /// The combined producers, in order, each behind closures made for its own type.
+  @usableFromInline let sources: [CombineLatestSource]
 
   @inlinable
-  init(_ upstreams: repeat each Upstream) {
-    precondition(
-      Event.self == (repeat (each Upstream).Event).self,
-      "CombineLatest: Event must be the tuple of the upstreams' events")
-    self.upstreams = (repeat each upstreams)
+  init(sources: [CombineLatestSource]) {
+    self.sources = sources
   }
 
   /// The last upstream's replay length when every upstream replays something, else 0: the
   /// upstreams are observed in order, so only the last one's replay can complete tuples.
   @inlinable
   public var replayLength: Int {
-    var everyOneReplays = true
-    var last = 0
-    for upstream in repeat each upstreams {
-      last = upstream.replayLength
-      if last == 0 { everyOneReplays = false }
-    }
-    return everyOneReplays ? last : 0
+    let lengths = sources.map { $0.replayLength() }
+    return lengths.contains(0) ? 0 : lengths.last ?? 0
   }
 
   /// Observes every upstream; delivers a tuple once all have sent, then one per event.
@@ -62,111 +49,115 @@ public struct CombineLatest<Event, each Upstream: EventProducerType>: EventProdu
   @discardableResult
   public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
     var layout = TupleLayout()
-    var slots: [CombineLatestSlot] = []
-    for upstream in repeat each upstreams {
-      slots.append(Self.slot(for: upstream, layout: &layout))
-    }
+    let parts = sources.map { $0.makeSlot(&layout) }
     precondition(
       layout.size == MemoryLayout<Event>.size && layout.alignment == MemoryLayout<Event>.alignment,
-      "CombineLatest: unexpected tuple layout")
+      "combineLatest: the tuple layout differs from the compiler's")
     let serializer = EventProducer<Int>()
-    let sink = CombineLatestSink(slots: slots, observer: observer, registered: registered)
+    let sink = CombineLatestSink(slots: parts.map(\.slot), observer: observer, registered: registered)
     // The inbox goes first: disposing it stops the deliveries (waiting for one in flight on
     // another thread) and releases the observer and the latest events; then the upstreams are let go.
     let disposables = CompositeDisposable([serializer.observe { sink.receive($0) }])
-    var position = 0
-    for upstream in repeat each upstreams {
-      disposables.add(Self.forward(upstream, into: slots[position], at: position, serializer: serializer))
-      position += 1
+    for (position, part) in parts.enumerated() {
+      disposables.add(part.observe(position, serializer))
     }
     return disposables
   }
+}
 
-  /// The slot of an upstream's events, at the next offset of the tuple.
-  @inlinable
-  static func slot<Source: EventProducerType>(for _: Source, layout: inout TupleLayout) -> CombineLatestSlot {
-    CombineLatestTypedSlot<Source.Event>(offset: layout.append(Source.Event.self))
-  }
+/// One upstream of a `combineLatest`, behind closures made where its type is concrete (so they
+/// are specialized for it, unlike code in a loop over a parameter pack or in a generic class's
+/// overridden methods).
+@usableFromInline
+struct CombineLatestSource {
+  /// Observes the upstream: each event is queued and the given position sent into the serializer;
+  /// so is the end of its registration (as ``CombineLatestSink/registeredMarker``).
+  @usableFromInline typealias Observe = (_ position: Int, _ serializer: EventProducer<Int>) -> any DisposableType
 
-  /// Observes `upstream`: each event is queued in its slot and its position sent into
-  /// `serializer`; the end of its registration too. The closures hold the serializer and the slot:
-  /// they live while the upstream can send.
+  /// The upstream's replay length.
+  @usableFromInline let replayLength: () -> Int
+  /// Places the upstream's element at the next offset of `layout`; makes its slot (which the
+  /// observation keeps) and the function that observes the upstream into it (used once: it holds
+  /// the upstream, which the observation must not keep alive).
+  @usableFromInline let makeSlot: (inout TupleLayout) -> (slot: CombineLatestSlot, observe: Observe)
+
   @inlinable
-  static func forward<Source: EventProducerType>(
-    _ upstream: Source, into slot: CombineLatestSlot, at position: Int, serializer: EventProducer<Int>
-  ) -> any DisposableType {
-    // `slot` was made by `slot(for:layout:)` for this very upstream.
-    let typed = unsafeDowncast(slot, to: CombineLatestTypedSlot<Source.Event>.self)
-    return upstream.observe(
-      { event in
-        typed.push(event)
-        serializer.next(position)
-      },
-      registered: { serializer.next(CombineLatestSink<Event>.registeredMarker) })
+  init<Upstream: EventProducerType>(_ upstream: Upstream) {
+    replayLength = { upstream.replayLength }
+    makeSlot = { layout in
+      let queue = CombineLatestQueue<Upstream.Event>(offset: layout.append(Upstream.Event.self))
+      let observe: Observe = { position, serializer in
+        // The closures hold the serializer and the queue: they live while the upstream can send.
+        upstream.observe(
+          { event in
+            queue.push(event)
+            serializer.next(position)
+          },
+          registered: { serializer.next(CombineLatestSink<Never>.registeredMarker) })
+      }
+      return (CombineLatestSlot(queue), observe)
+    }
   }
 }
 
-/// One upstream's place in a `combineLatest` observation: where its latest event lives in the
-/// tuple, and the events it sent that the serializer has not delivered yet. Type-erased, so the
-/// sink reaches any upstream's slot by position.
+/// One upstream's part of a `combineLatest` observation, type-erased: the closures reach its
+/// ``CombineLatestQueue`` with its concrete type.
 @usableFromInline
-class CombineLatestSlot {
+struct CombineLatestSlot {
+  /// Moves the upstream's oldest queued event into the tuple at the given address.
+  /// Returns true when it is the upstream's first event.
+  @usableFromInline let storeNext: (UnsafeMutableRawPointer) -> Bool
+  /// Deinitializes the upstream's element of the tuple at the given address, if set.
+  @usableFromInline let clear: (UnsafeMutableRawPointer) -> Void
+
+  @inlinable
+  init<Value>(_ queue: CombineLatestQueue<Value>) {
+    storeNext = { base in queue.storeNext(in: base) }
+    clear = { base in queue.clear(in: base) }
+  }
+}
+
+/// The events an upstream sent that the serializer has not delivered yet, and where the latest one
+/// lives in the tuple.
+@usableFromInline
+final class CombineLatestQueue<Value> {
   /// The byte offset of this upstream's element in the tuple.
   @usableFromInline let offset: Int
-  /// Whether the element is initialized. Touched only by the serializer's observer.
-  @usableFromInline var isSet = false
+  /// Whether the element is initialized. Touched only by the serializer's observer, one call at a
+  /// time: the runtime exclusivity check is skipped (it costs more than the rest of an event).
+  @exclusivity(unchecked) @usableFromInline var isSet = false
+  /// Pushed by the upstream's delivery, popped by the serializer's observer: one push per
+  /// position the serializer delivers.
+  @usableFromInline let pending = LockedState(WorkQueue<Value>())
 
   @inlinable
   init(offset: Int) {
     self.offset = offset
   }
 
-  /// Moves the oldest queued event into the tuple at `base`.
-  @inlinable
-  func storeNext(in base: UnsafeMutableRawPointer) {
-    fatalError("CombineLatestSlot.storeNext(in:) is overridden")
-  }
-
-  /// Deinitializes this upstream's element of the tuple at `base`, if set.
-  @inlinable
-  func clear(in base: UnsafeMutableRawPointer) {
-    fatalError("CombineLatestSlot.clear(in:) is overridden")
-  }
-}
-
-@usableFromInline
-final class CombineLatestTypedSlot<Value>: CombineLatestSlot {
-  /// Events sent and not yet moved into the tuple: pushed by the upstream's delivery, popped by
-  /// the serializer's observer, one push per position the serializer delivers.
-  @usableFromInline let queue = LockedState(WorkQueue<Value>())
-
-  @inlinable
-  override init(offset: Int) {
-    super.init(offset: offset)
-  }
-
   @inlinable
   func push(_ value: Value) {
-    queue.withLock { $0.push(value) }
+    pending.withLock { $0.push(value) }
   }
 
   @inlinable
-  override func storeNext(in base: UnsafeMutableRawPointer) {
-    // The serializer delivers this slot's position once per push: the queue is not empty.
-    let value = queue.withLock { $0.pop() }.unsafelyUnwrapped
+  func storeNext(in base: UnsafeMutableRawPointer) -> Bool {
+    // The serializer delivers this upstream's position once per push: the queue is not empty.
+    let value = pending.withLock { $0.pop() }.unsafelyUnwrapped
     // The tuple's memory is bound to the tuple type, whose element at `offset` is a `Value`.
     // Assigned outside the lock: releasing the previous event may run a deinit.
     let element = (base + offset).assumingMemoryBound(to: Value.self)
     if isSet {
       element.pointee = value
-    } else {
-      element.initialize(to: value)
-      isSet = true
+      return false
     }
+    element.initialize(to: value)
+    isSet = true
+    return true
   }
 
   @inlinable
-  override func clear(in base: UnsafeMutableRawPointer) {
+  func clear(in base: UnsafeMutableRawPointer) {
     guard isSet else { return }
     (base + offset).assumingMemoryBound(to: Value.self).deinitialize(count: 1)
     isSet = false
@@ -185,7 +176,8 @@ final class CombineLatestSink<Event> {
   /// The latest event of each upstream, initialized element by element (see `slots`).
   @usableFromInline let tuple: UnsafeMutablePointer<Event>
   @usableFromInline let slots: [CombineLatestSlot]
-  @usableFromInline var machine: CombineLatestStateMachine
+  /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
+  @exclusivity(unchecked) @usableFromInline var machine: CombineLatestStateMachine
   @usableFromInline let observer: (Event) -> Void
   @usableFromInline let registered: () -> Void
 
@@ -199,7 +191,7 @@ final class CombineLatestSink<Event> {
   }
 
   deinit {
-    for slot in slots { slot.clear(in: UnsafeMutableRawPointer(tuple)) }
+    for slot in slots { slot.clear(UnsafeMutableRawPointer(tuple)) }
     tuple.deallocate()
   }
 
@@ -209,9 +201,7 @@ final class CombineLatestSink<Event> {
       if machine.sourceRegistered() { registered() }
       return
     }
-    let slot = slots[position]
-    let isItsFirst = !slot.isSet
-    slot.storeNext(in: UnsafeMutableRawPointer(tuple))
+    let isItsFirst = slots[position].storeNext(UnsafeMutableRawPointer(tuple))
     if machine.eventStored(isItsFirst: isItsFirst) {
       observer(tuple.pointee)
     }
@@ -220,12 +210,19 @@ final class CombineLatestSink<Event> {
 
 // # The entry points
 //
-// One N-ary core, `CombineLatest<Event, each Upstream>`, does the work for every arity. The free
-// functions for 2 to 10 producers are one-line, non-variadic entry points into it: with Swift 6.3,
-// a variadic function's pack cannot be inferred together with a closure in the same expression
-// (`combineLatest(a, b).map { x, y in ... }` does not type-check against a variadic
-// `combineLatest(_:_:_: repeat each P)`), while it does against a function of plain generic
-// parameters returning the same core. The variadic function at the end serves more than 10.
+// One N-ary core, `CombineLatest<Event>` over an array of `CombineLatestSource`s, does the work for
+// every arity. The free functions for 2 to 10 producers are one-line, non-variadic entry points
+// into it, for two reasons found with Swift 6.3:
+// - Speed. The closures that run per event must be formed where the upstreams' types are
+//   concrete. The optimizer does not specialize a loop over a parameter pack (its body stays
+//   generic over the element's type) nor a generic class's overridden methods, and such code
+//   costs thousands of instructions per event in runtime metadata lookups. A function of plain
+//   generic parameters is specialized in the caller's module, and so are the closures it forms.
+// - Type checking. A variadic function's pack cannot be inferred together with a closure in the
+//   same expression (`combineLatest(a, b).map { x, y in ... }` does not type-check against
+//   `combineLatest(_:_:_: repeat each P)`), and a closure's tuple parameter is destructured
+//   (`{ email, pass in }`, `{ "\($0)\($1)" }`), and `$0.0` read, only when it is a plain tuple.
+// The variadic function at the end serves more than 10 producers, with unspecialized closures.
 
 /// Combines the latest events of two producers (of any types) into pairs.
 ///
@@ -243,8 +240,8 @@ final class CombineLatestSink<Event> {
 @inlinable
 public func combineLatest<P1: EventProducerType, P2: EventProducerType>(
   _ first: P1, _ second: P2
-) -> CombineLatest<(P1.Event, P2.Event), P1, P2> {
-  CombineLatest(first, second)
+) -> CombineLatest<(P1.Event, P2.Event)> {
+  CombineLatest(sources: [CombineLatestSource(first), CombineLatestSource(second)])
 }
 
 /// Combines the latest events of 3 producers (of any types) into flat tuples.
@@ -255,8 +252,8 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType>(
 @inlinable
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3
-) -> CombineLatest<(P1.Event, P2.Event, P3.Event), P1, P2, P3> {
-  CombineLatest(first, second, third)
+) -> CombineLatest<(P1.Event, P2.Event, P3.Event)> {
+  CombineLatest(sources: [CombineLatestSource(first), CombineLatestSource(second), CombineLatestSource(third)])
 }
 
 /// Combines the latest events of 4 producers (of any types) into flat tuples.
@@ -267,8 +264,8 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 @inlinable
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4
-) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event), P1, P2, P3, P4> {
-  CombineLatest(first, second, third, fourth)
+) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event)> {
+  CombineLatest(sources: [CombineLatestSource(first), CombineLatestSource(second), CombineLatestSource(third), CombineLatestSource(fourth)])
 }
 
 /// Combines the latest events of 5 producers (of any types) into flat tuples.
@@ -279,8 +276,8 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 @inlinable
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType, P5: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5
-) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event), P1, P2, P3, P4, P5> {
-  CombineLatest(first, second, third, fourth, fifth)
+) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event)> {
+  CombineLatest(sources: [CombineLatestSource(first), CombineLatestSource(second), CombineLatestSource(third), CombineLatestSource(fourth), CombineLatestSource(fifth)])
 }
 
 /// Combines the latest events of 6 producers (of any types) into flat tuples.
@@ -291,8 +288,8 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 @inlinable
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType, P5: EventProducerType, P6: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5, _ sixth: P6
-) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event), P1, P2, P3, P4, P5, P6> {
-  CombineLatest(first, second, third, fourth, fifth, sixth)
+) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event)> {
+  CombineLatest(sources: [CombineLatestSource(first), CombineLatestSource(second), CombineLatestSource(third), CombineLatestSource(fourth), CombineLatestSource(fifth), CombineLatestSource(sixth)])
 }
 
 /// Combines the latest events of 7 producers (of any types) into flat tuples.
@@ -303,8 +300,8 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 @inlinable
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType, P5: EventProducerType, P6: EventProducerType, P7: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5, _ sixth: P6, _ seventh: P7
-) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event), P1, P2, P3, P4, P5, P6, P7> {
-  CombineLatest(first, second, third, fourth, fifth, sixth, seventh)
+) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event)> {
+  CombineLatest(sources: [CombineLatestSource(first), CombineLatestSource(second), CombineLatestSource(third), CombineLatestSource(fourth), CombineLatestSource(fifth), CombineLatestSource(sixth), CombineLatestSource(seventh)])
 }
 
 /// Combines the latest events of 8 producers (of any types) into flat tuples.
@@ -315,8 +312,8 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 @inlinable
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType, P5: EventProducerType, P6: EventProducerType, P7: EventProducerType, P8: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5, _ sixth: P6, _ seventh: P7, _ eighth: P8
-) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event), P1, P2, P3, P4, P5, P6, P7, P8> {
-  CombineLatest(first, second, third, fourth, fifth, sixth, seventh, eighth)
+) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event)> {
+  CombineLatest(sources: [CombineLatestSource(first), CombineLatestSource(second), CombineLatestSource(third), CombineLatestSource(fourth), CombineLatestSource(fifth), CombineLatestSource(sixth), CombineLatestSource(seventh), CombineLatestSource(eighth)])
 }
 
 /// Combines the latest events of 9 producers (of any types) into flat tuples.
@@ -327,8 +324,8 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 @inlinable
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType, P5: EventProducerType, P6: EventProducerType, P7: EventProducerType, P8: EventProducerType, P9: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5, _ sixth: P6, _ seventh: P7, _ eighth: P8, _ ninth: P9
-) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event, P9.Event), P1, P2, P3, P4, P5, P6, P7, P8, P9> {
-  CombineLatest(first, second, third, fourth, fifth, sixth, seventh, eighth, ninth)
+) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event, P9.Event)> {
+  CombineLatest(sources: [CombineLatestSource(first), CombineLatestSource(second), CombineLatestSource(third), CombineLatestSource(fourth), CombineLatestSource(fifth), CombineLatestSource(sixth), CombineLatestSource(seventh), CombineLatestSource(eighth), CombineLatestSource(ninth)])
 }
 
 /// Combines the latest events of 10 producers (of any types) into flat tuples.
@@ -339,8 +336,8 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 @inlinable
 public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: EventProducerType, P4: EventProducerType, P5: EventProducerType, P6: EventProducerType, P7: EventProducerType, P8: EventProducerType, P9: EventProducerType, P10: EventProducerType>(
   _ first: P1, _ second: P2, _ third: P3, _ fourth: P4, _ fifth: P5, _ sixth: P6, _ seventh: P7, _ eighth: P8, _ ninth: P9, _ tenth: P10
-) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event, P9.Event, P10.Event), P1, P2, P3, P4, P5, P6, P7, P8, P9, P10> {
-  CombineLatest(first, second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth)
+) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event, P9.Event, P10.Event)> {
+  CombineLatest(sources: [CombineLatestSource(first), CombineLatestSource(second), CombineLatestSource(third), CombineLatestSource(fourth), CombineLatestSource(fifth), CombineLatestSource(sixth), CombineLatestSource(seventh), CombineLatestSource(eighth), CombineLatestSource(ninth), CombineLatestSource(tenth)])
 }
 
 /// Combines the latest events of any number of producers (of any types) into flat tuples.
@@ -348,17 +345,18 @@ public func combineLatest<P1: EventProducerType, P2: EventProducerType, P3: Even
 /// The overloads for 2 to 10 producers are preferred where they apply; this one serves more.
 /// With Swift 6.3, bind the result to a constant before chaining a closure onto it
 /// (`let all = combineLatest(...); all.observe { ... }`): the type checker cannot infer the
-/// producers' pack together with a closure in one expression.
+/// producers' pack together with a closure in one expression. Its per-event work is not
+/// specialized for the producers' types (slower than the overloads, still no allocation).
 /// - Precondition: at least two producers.
 /// - Returns: a lazy producer of `(P1.Event, P2.Event, ...)`. See ``CombineLatest``.
 @inlinable
 public func combineLatest<each P: EventProducerType>(
   _ producers: repeat each P
-) -> CombineLatest<(repeat (each P).Event), repeat each P> {
-  var count = 0
-  for _ in repeat (each P).self { count += 1 }
-  precondition(count >= 2, "combineLatest(_:...): needs at least two producers, got \(count)")
-  return CombineLatest(repeat each producers)
+) -> CombineLatest<(repeat (each P).Event)> {
+  var sources: [CombineLatestSource] = []
+  for producer in repeat each producers { sources.append(CombineLatestSource(producer)) }
+  precondition(sources.count >= 2, "combineLatest(_:...): needs at least two producers, got \(sources.count)")
+  return CombineLatest(sources: sources)
 }
 
 extension EventProducerType {
@@ -372,7 +370,7 @@ extension EventProducerType {
   @inlinable
   public func combineLatestWith<Other: EventProducerType>(
     _ other: Other
-  ) -> CombineLatest<(Event, Other.Event), Self, Other> {
-    CombineLatest(self, other)
+  ) -> CombineLatest<(Event, Other.Event)> {
+    CombineLatest(sources: [CombineLatestSource(self), CombineLatestSource(other)])
   }
 }

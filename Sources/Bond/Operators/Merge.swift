@@ -87,7 +87,8 @@ public struct MergeArray<Inner: EventProducerType>: EventProducerType {
 final class MergeSink<Inner: EventProducerType> {
   @usableFromInline typealias Input = MergeInput<Inner, Inner.Event>
 
-  @usableFromInline var machine: MergeStateMachine<Inner>
+  /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
+  @exclusivity(unchecked) @usableFromInline var machine: MergeStateMachine<Inner>
   @usableFromInline let observer: (Inner.Event) -> Void
   @usableFromInline let registered: () -> Void
   /// Whether each inner's own registration counts (an array's producers), or only the outer's.

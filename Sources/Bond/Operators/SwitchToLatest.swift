@@ -50,9 +50,10 @@ public struct SwitchToLatest<Upstream: EventProducerType>: EventProducerType whe
 final class SwitchToLatestSink<Inner: EventProducerType> {
   @usableFromInline typealias Input = SwitchToLatestInput<Inner, Inner.Event>
 
-  @usableFromInline var machine = SwitchToLatestStateMachine<Inner>()
+  /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
+  @exclusivity(unchecked) @usableFromInline var machine = SwitchToLatestStateMachine<Inner>()
   @usableFromInline let observer: (Inner.Event) -> Void
-  @usableFromInline var registered: (() -> Void)?
+  @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
   /// The current inner observation; replacing it disposes the previous one.
   @usableFromInline let current: SerialDisposable
   /// Unowned: the serializer holds this sink; it is alive whenever it calls `receive`.
