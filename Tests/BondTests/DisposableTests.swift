@@ -2,30 +2,22 @@ import Bond
 import Synchronization
 import Testing
 
-/// Thread-safe list of what happened, for handlers to write into.
-private final class Log: Sendable {
-  private let storage = Mutex<[Int]>([])
-  func add(_ item: Int) { storage.withLock { $0.append(item) } }
-  var items: [Int] { storage.withLock { $0 } }
-}
-
-/// An object captured by handlers, to check through a weak reference that it is released.
-private final class Token: Sendable {}
+// Uses Recorder and Tracked from Support/Recorder.swift.
 
 /// A disposable that counts how many times it was disposed (the contract says once is enough,
 /// but the containers must not dispose a child twice either).
 private final class CountingDisposable: DisposableType {
-  private let count = Mutex(0)
-  var disposeCount: Int { count.withLock { $0 } }
+  private let count = Atomic(0)
+  var disposeCount: Int { count.load(ordering: .acquiring) }  // pairs with the releasing add below
   var isDisposed: Bool { disposeCount > 0 }
-  func dispose() { count.withLock { $0 += 1 } }
+  func dispose() { count.add(1, ordering: .releasing) }
 }
 
 @Suite struct DisposableTests {
   // MARK: - The contract's example (Usage.swift, "Disposables")
 
   @Test func contractExample() {
-    let log = Log()
+    let log = Recorder<Int>()
     let block = BlockDisposable { log.add(1) }
     block.dispose(); block.dispose()
     #expect(log.items == [1] && block.isDisposed)
@@ -51,7 +43,7 @@ private final class CountingDisposable: DisposableType {
   // MARK: - BlockDisposable
 
   @Test func blockRunsHandlerOnceOnFirstDispose() {
-    let log = Log()
+    let log = Recorder<Int>()
     let block = BlockDisposable { log.add(1) }
     #expect(!block.isDisposed)
     #expect(log.items == [])
@@ -63,11 +55,11 @@ private final class CountingDisposable: DisposableType {
   }
 
   @Test func blockReleasesHandlerAfterRunning() {
-    weak var weakToken: Token?
-    let log = Log()
+    weak var weakToken: Tracked?
+    let log = Recorder<Int>()
     let block: BlockDisposable
     do {
-      let token = Token()
+      let token = Tracked()
       weakToken = token
       block = BlockDisposable { withExtendedLifetime(token) { log.add(1) } }
     }
@@ -78,9 +70,9 @@ private final class CountingDisposable: DisposableType {
   }
 
   @Test func blockReleasesHandlerWhenNeverDisposed() {
-    weak var weakToken: Token?
+    weak var weakToken: Tracked?
     do {
-      let token = Token()
+      let token = Tracked()
       weakToken = token
       _ = BlockDisposable { withExtendedLifetime(token) {} }
     }
@@ -88,7 +80,7 @@ private final class CountingDisposable: DisposableType {
   }
 
   @Test func blockDisposedFromInsideItsHandler() {
-    let log = Log()
+    let log = Recorder<Int>()
     let holder = SerialDisposable()
     let block = BlockDisposable {
       log.add(1)
@@ -143,7 +135,7 @@ private final class CountingDisposable: DisposableType {
   }
 
   @Test func compositeChildMayAddToItDuringDispose() {
-    let log = Log()
+    let log = Recorder<Int>()
     let composite = CompositeDisposable()
     composite.add(BlockDisposable {
       log.add(1)
@@ -214,7 +206,7 @@ private final class CountingDisposable: DisposableType {
   }
 
   @Test func serialChildMayReplaceDuringItsDisposal() {
-    let log = Log()
+    let log = Recorder<Int>()
     let serial = SerialDisposable()
     serial.otherDisposable = BlockDisposable {
       log.add(1)
@@ -252,9 +244,9 @@ private final class CountingDisposable: DisposableType {
 
   @Test func bagReleasesContentOnDispose() {
     let bag = DisposeBag()
-    weak var weakToken: Token?
+    weak var weakToken: Tracked?
     do {
-      let token = Token()
+      let token = Tracked()
       weakToken = token
       bag += BlockDisposable { withExtendedLifetime(token) {} }
     }
@@ -289,7 +281,7 @@ private final class CountingDisposable: DisposableType {
   }
 
   @Test func bagChildMayAddDuringDispose() {
-    let log = Log()
+    let log = Recorder<Int>()
     let bag = DisposeBag()
     bag += BlockDisposable {
       log.add(1)
@@ -303,7 +295,7 @@ private final class CountingDisposable: DisposableType {
   }
 
   @Test func containersNest() {
-    let log = Log()
+    let log = Recorder<Int>()
     let bag = DisposeBag()
     let composite = CompositeDisposable([BlockDisposable { log.add(1) }])
     let serial = SerialDisposable(otherDisposable: composite)

@@ -54,7 +54,7 @@ extension EventProducer {
   @inlinable
   func submitContended(_ work: Work) {
     pending.withLock { $0.queue.push(work) }
-    if wip.add(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+    if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
       drainer.store(currentThreadID(), ordering: .relaxed)
       drainPendingDraining()
       finishDraining(accounted: 1)
@@ -68,7 +68,7 @@ extension EventProducer {
     while true {
       // Cleared before the subtraction: once `wip` may be 0, another thread may take the rights.
       drainer.store(0, ordering: .relaxed)
-      missed = wip.subtract(missed, ordering: .acquiringAndReleasing).newValue
+      missed = wip.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
       if missed == 0 { return }
       drainer.store(currentThreadID(), ordering: .relaxed)
       drainPendingDraining()

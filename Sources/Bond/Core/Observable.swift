@@ -83,7 +83,7 @@ extension EventProducer {
       drainer.store(currentThreadID(), ordering: .relaxed)
       deliverDraining(event)
       finishDraining(accounted: 1)
-    } else if wip.add(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+    } else if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
       drainer.store(currentThreadID(), ordering: .relaxed)
       drainPendingDraining()
       finishDraining(accounted: 1)

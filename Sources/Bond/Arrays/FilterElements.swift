@@ -1,0 +1,68 @@
+/// The producer that ``EventProducerType/filterElements(_:)`` returns: an observable array's events
+/// re-indexed into the array of the elements that pass the filter.
+/// - Note: thread-safe as its upstream is; a lazy value (each observation keeps its own state).
+public struct FilterElements<Upstream: EventProducerType, Element>: EventProducerType
+where Upstream.Event == ObservableArrayEvent<Element> {
+  /// The events: the filtered array's.
+  public typealias Event = ObservableArrayEvent<Element>
+
+  @usableFromInline let upstream: Upstream
+  @usableFromInline let isIncluded: (Element) -> Bool
+
+  @inlinable
+  init(upstream: Upstream, isIncluded: @escaping (Element) -> Bool) {
+    self.upstream = upstream
+    self.isIncluded = isIncluded
+  }
+
+  /// The upstream's replay length (an event maps to at most one event).
+  @inlinable
+  public var replayLength: Int { upstream.replayLength }
+
+  /// Observes the upstream and sends the filtered array's events.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
+    observe(observer, registered: {})
+  }
+
+  /// Observes the upstream; `registered` is forwarded unchanged.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+    let isIncluded = self.isIncluded
+    // Touched only from the upstream's deliveries to this observer, which are serialized.
+    let state = FilterElementsBox<Element>()
+    return upstream.observe({ event in
+      guard let operation = state.state.translate(event.operation, sequence: event.sequence, isIncluded: isIncluded) else {
+        return
+      }
+      if case .reset(let array) = operation {
+        observer(ObservableArrayEvent(sequence: array, operation: operation))
+      } else {
+        observer(ObservableArrayEvent(operation: operation, deferredSequence: { event.sequence.filter(isIncluded) }))
+      }
+    }, registered: registered)
+  }
+}
+
+extension EventProducerType {
+  /// Keeps the elements of an observable array's events (any producer of ``ObservableArrayEvent``)
+  /// that satisfy `isIncluded`: each operation is re-indexed into the filtered array (an update
+  /// may become an insertion or a removal there); an operation that changes nothing in the
+  /// filtered array sends nothing; a `.reset` is sent only for a source `.reset` (or when the
+  /// source sends an operation that does not fit what this observation has seen).
+  ///
+  /// ```swift
+  /// names.filterElements { $0.count <= 4 }.observe { print($0.sequence) }
+  /// ```
+  ///
+  /// `isIncluded` should be a pure function: it runs once per element an operation carries, and
+  /// again over the source array when an event's `sequence` is read, on the reading thread.
+  /// (Named `filterElements` so that `filter` stays the producer's event-level filter.)
+  @inlinable
+  public func filterElements<Element>(_ isIncluded: @escaping (Element) -> Bool) -> FilterElements<Self, Element>
+  where Event == ObservableArrayEvent<Element> {
+    FilterElements(upstream: self, isIncluded: isIncluded)
+  }
+}

@@ -1,0 +1,54 @@
+/// The producer that ``ObservableArray/sectionedChanges()`` returns: the changes of a
+/// two-dimensional observable array (sections of rows) as ``ObservableArraySectionedEvent``s.
+/// - Note: thread-safe: the outer and inner arrays may be mutated from any threads; each
+///   observation serializes their events (lossless, in each array's order).
+public struct SectionedChanges<Row>: EventProducerType {
+  /// The events: one per change of the sections or of one section's rows.
+  public typealias Event = ObservableArraySectionedEvent<Row>
+
+  @usableFromInline let source: ObservableArray<ObservableArray<Row>>
+
+  @inlinable
+  init(source: ObservableArray<ObservableArray<Row>>) {
+    self.source = source
+  }
+
+  /// 1: a new observer first receives every section as inserted.
+  public var replayLength: Int { 1 }
+
+  /// Registers `observer`: it first receives the current sections (all inserted), then one event
+  /// per change of the outer array or of an inner one.
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
+    observe(observer, registered: {})
+  }
+
+  /// Registers `observer`; `registered` is called right after the first event.
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+    let sink = SectionedChangesSink(observer: observer, registered: registered)
+    // Weak: the sink owns `input`; the outer array's observation (below) keeps the sink alive.
+    let delivery = sink.input.observe { [weak sink] input in sink?.receive(input) }
+    let outer = source.observe({ event in sink.input.next(.outer(event)) }, registered: { sink.input.next(.registered) })
+    return SectionedChangesObservation(sink: sink, delivery: delivery, outer: outer)
+  }
+}
+
+extension ObservableArray {
+  /// The changes of this two-dimensional array (sections, each an observable array of rows) and
+  /// of every inner array it holds, flattened into one stream of section and index-path changes,
+  /// each with the sections' rows after it: what a sectioned table or collection view needs.
+  ///
+  /// ```swift
+  /// let sections = ObservableArray([captains, firstOfficers])
+  /// sections.sectionedChanges().observe { event in
+  ///   // event.sections: [[String]]; event.changeset.sections / .rowInsertions / ...
+  /// }
+  /// firstOfficers.append("Worf")  // rowInsertions == [[1, 3]]
+  /// ```
+  ///
+  /// A one-dimensional array becomes one section with ``lift()``.
+  public func sectionedChanges<Row>() -> SectionedChanges<Row> where Element == ObservableArray<Row> {
+    SectionedChanges(source: self)
+  }
+}
