@@ -42,13 +42,13 @@ private final class LateRegistration<Event>: EventProducerType {
   @Test func contractCombining() {
     let email = Observable(""), pass = Observable("")
     let enabled = Recorder<Bool>()
-    let first = combineLatest(email, pass).observe { email, pass in enabled.add(!email.isEmpty && !pass.isEmpty) }
+    let first = combineLatest(email, pass).map { email, pass in !email.isEmpty && !pass.isEmpty }.observe { enabled.add($0) }
     email.value = "kirk@enterprise"; pass.value = "ncc1701"
     #expect(enabled.items == [false, false, true])
 
     let a = EventProducer<Int>(), b = EventProducer<String>(), c = EventProducer<Bool>()
     let triples = Recorder<String>()
-    let second = combineLatest(a, b, c).observe { triples.add("\($0)\($1)\($2)") }
+    let second = combineLatest(a, b, c).map { "\($0)\($1)\($2)" }.observe { triples.add($0) }
     a.next(1); b.next("x"); a.next(2); c.next(true); b.next("y")
     #expect(triples.items == ["2xtrue", "2ytrue"])
     let pairs = Recorder<String>()
