@@ -400,9 +400,11 @@ private final class LateRegistration<Event>: EventProducerType {
       MemoryLayout<A>.offset(of: \A.6)!, MemoryLayout<A>.offset(of: \A.7)!, MemoryLayout<A>.offset(of: \A.8)!,
       MemoryLayout<A>.offset(of: \A.9)!])
     #expect(a.size == MemoryLayout<A>.size && a.alignment == MemoryLayout<A>.alignment)
+    // The offset of a zero-size element (B.0, B.2) is never used to read or write; and in release
+    // builds `MemoryLayout.offset(of:)` returns garbage for it, so it is not compared.
     typealias B = (Void, Bool, Void, Int32, Point, Int?, Bool?)
     let b = offsets(Void.self, Bool.self, Void.self, Int32.self, Point.self, Int?.self, Bool?.self)
-    #expect(b.offsets == [0, MemoryLayout<B>.offset(of: \B.1)!, MemoryLayout<B>.offset(of: \B.2)!,
+    #expect([b.offsets[1]] + b.offsets[3...] == [MemoryLayout<B>.offset(of: \B.1)!,
       MemoryLayout<B>.offset(of: \B.3)!, MemoryLayout<B>.offset(of: \B.4)!, MemoryLayout<B>.offset(of: \B.5)!,
       MemoryLayout<B>.offset(of: \B.6)!])
     #expect(b.size == MemoryLayout<B>.size && b.alignment == MemoryLayout<B>.alignment)

@@ -71,7 +71,7 @@ public struct CombineLatest<Event>: EventProducerType {
 @usableFromInline
 struct CombineLatestSource {
   /// Observes the upstream: each event is queued and the given position sent into the serializer;
-  /// so is the end of its registration (as ``CombineLatestSink/registeredMarker``).
+  /// so is the end of its registration (as ``CombineLatestStateMachine/registeredMarker``).
   @usableFromInline typealias Observe = (_ position: Int, _ serializer: EventProducer<Int>) -> any DisposableType
 
   /// The upstream's replay length.
@@ -93,7 +93,7 @@ struct CombineLatestSource {
             queue.push(event)
             serializer.next(position)
           },
-          registered: { serializer.next(CombineLatestSink<Never>.registeredMarker) })
+          registered: { serializer.next(CombineLatestStateMachine.registeredMarker) })
       }
       return (CombineLatestSlot(queue), observe)
     }
@@ -170,9 +170,6 @@ final class CombineLatestQueue<Value> {
 /// the observer and the latest events) when the observation is disposed.
 @usableFromInline
 final class CombineLatestSink<Event> {
-  /// The position that says an upstream has finished registering.
-  @inlinable static var registeredMarker: Int { -1 }
-
   /// The latest event of each upstream, initialized element by element (see `slots`).
   @usableFromInline let tuple: UnsafeMutablePointer<Event>
   @usableFromInline let slots: [CombineLatestSlot]
@@ -197,7 +194,7 @@ final class CombineLatestSink<Event> {
 
   @inlinable
   func receive(_ position: Int) {
-    guard position != Self.registeredMarker else {
+    guard position != CombineLatestStateMachine.registeredMarker else {
       if machine.sourceRegistered() { registered() }
       return
     }

@@ -6,6 +6,10 @@
 /// themselves live in the observation's tuple storage (see ``CombineLatestSink``).
 @usableFromInline
 struct CombineLatestStateMachine {
+  /// What an upstream sends into the serializer, instead of its position, when it has finished
+  /// registering.
+  @inlinable static var registeredMarker: Int { -1 }
+
   /// The sources that have not sent yet.
   @usableFromInline var silentSources: Int
   /// The sources that have not finished registering yet.
