@@ -311,6 +311,23 @@ private final class LateRegistration<Event>: EventProducerType {
     observation.dispose()
   }
 
+  @Test func manyEventsQueuedWhileTheObserverRunsKeepTheirOrder() {
+    // While a tuple from `b` is being delivered, `a` is idle: its events go into the
+    // observation's queue, more than its lock-free ring holds (the rest through the overflow).
+    let a = EventProducer<Int>(), b = EventProducer<String>()
+    let log = Recorder<String>()
+    let observation = combineLatest(a, b).observe { x, y in
+      log.add("\(x)\(y)")
+      if y == "b" && x == 0 { for value in 1...30 { a.next(value) } }
+      if y == "c" && x == 30 { for value in 31...45 { a.next(value) } }
+    }
+    a.next(0); b.next("b")
+    b.next("c")
+    let expected = ["0b"] + (1...30).map { "\($0)b" } + ["30c"] + (31...45).map { "\($0)c" }
+    #expect(log.items == expected)
+    observation.dispose()
+  }
+
   @Test func disposingFromInsideTheObserverStopsAtOnce() {
     let a = EventProducer<Int>(), b = EventProducer<Int>()
     let log = Recorder<Int>()
