@@ -39,6 +39,30 @@ import Testing
     #expect(a.observerCount == 0 && b.observerCount == 0)
   }
 
+  @Test func combineLatestWithASlowObserverQueuesLosslessly() {
+    // The observer stalls now and then: the senders run ahead, past each upstream's lock-free
+    // ring and into its overflow queue, and back.
+    let perThread = 5_000 * stressScale
+    let a = EventProducer<Int>(), b = EventProducer<Int>()
+    var last = (-1, -1), tuples = 0, backwards = 0, first: (Int, Int)?
+    let observation = combineLatest(a, b).observe { x, y in
+      if first == nil { first = (x, y) }
+      if x < last.0 || y < last.1 { backwards += 1 }
+      last = (x, y)
+      tuples += 1
+      if tuples % 500 == 0 { for _ in 0..<200 { sched_yield() } }
+    }
+    runTogether(threads: 2) { thread in
+      let source = thread == 0 ? a : b
+      for value in 0..<perThread { source.next(value) }
+    }
+    observation.dispose()
+    let (x0, y0) = first ?? (0, 0)
+    #expect(backwards == 0)
+    #expect(last == (perThread - 1, perThread - 1))
+    #expect(tuples == 2 * perThread - (x0 + y0 + 1))
+  }
+
   @Test func combineLatestOfObservablesObservedWhileTheyChange() {
     let rounds = 200 * stressScale
     let a = Observable(0), b = Observable(0)
