@@ -7,11 +7,18 @@ let package = Package(
     .library(name: "Bond", targets: ["Bond"]),
     .library(name: "BondTesting", targets: ["BondTesting"]),
   ],
+  dependencies: [
+    // Tests only: the Bond library itself depends on nothing but the toolchain.
+    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+  ],
   targets: [
     .target(name: "Bond"),
     .target(name: "BondTesting", dependencies: ["Bond"]),
     .testTarget(name: "BondTests", dependencies: ["Bond", "BondTesting"]),
     .testTarget(name: "BondStressTests", dependencies: ["Bond", "BondTesting"]),
+    .testTarget(
+      name: "BondModelTests",
+      dependencies: ["Bond", "BondTesting", .product(name: "PropertyBased", package: "swift-property-based")]),
   ],
   swiftLanguageModes: [.v6]
 )
