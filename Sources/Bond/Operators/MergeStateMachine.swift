@@ -1,0 +1,54 @@
+/// What reaches a `merge` observation's private serializer: an inner producer to observe, an
+/// event of an inner producer, the end of a registration, or the end of the outer producer.
+@usableFromInline
+enum MergeInput<Inner, Event> {
+  case inner(Inner)
+  case event(Event)
+  case registered
+  case outerEnded
+}
+
+/// The state of one `merge` observation: the inner producers it keeps alive and the registrations
+/// it waits for before forwarding `registered`.
+///
+/// A pure value, owned by the single observer of the observation's serializer (never called
+/// concurrently), so it needs no lock and can be tested with no threads.
+@usableFromInline
+struct MergeStateMachine<Inner> {
+  /// The inner producers received, kept alive while the outer producer lives.
+  @usableFromInline var retained: [Inner] = []
+  /// Whether inner producers received are kept alive (false once the outer has ended, and for
+  /// `merge(_:)` of an array, whose producers the operator value holds).
+  @usableFromInline var retainsInners: Bool
+  /// Registrations not finished yet (the outer's, or each producer's of an array).
+  @usableFromInline var unregistered: Int
+
+  @inlinable
+  init(registrations: Int, retainsInners: Bool) {
+    unregistered = registrations
+    self.retainsInners = retainsInners
+  }
+
+  /// An inner producer arrived: the caller observes it (and stores the observation).
+  @inlinable
+  mutating func innerReceived(_ inner: Inner) {
+    if retainsInners { retained.append(inner) }
+  }
+
+  /// A registration finished.
+  /// - Returns: true when it was the last one: the observation's `registered` is due now.
+  @inlinable
+  mutating func registrationFinished() -> Bool {
+    unregistered -= 1
+    return unregistered == 0
+  }
+
+  /// The outer producer released its observer: stop keeping the inner producers alive.
+  /// - Returns: the inner producers to release (their observations go on).
+  @inlinable
+  mutating func outerEnded() -> [Inner] {
+    retainsInners = false
+    defer { retained = [] }
+    return retained
+  }
+}

@@ -1,0 +1,272 @@
+import Testing
+@testable import Bond
+
+/// A producer whose registration ends only when the test says so (like one that registers on a
+/// scheduler): `finish()` calls the pending `registered` callbacks.
+private final class LateRegistration<Event>: EventProducerType {
+  let producer = EventProducer<Event>(replayLength: 1)
+  var pending: [() -> Void] = []
+  var replayLength: Int { 1 }
+  func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType { producer.observe(observer) }
+  func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+    pending.append(registered)
+    return producer.observe(observer)
+  }
+  func finish() { let calls = pending; pending = []; for call in calls { call() } }
+}
+
+@Suite struct MergeTests {
+  // MARK: the contract's usage
+
+  @Test func contractMerge() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let first = EventProducer<Int>(), second = EventProducer<Int>()
+    let merged = Recorder<Int>(), all = Recorder<Int>()
+    let a = outer.merge().observe { merged.add($0) }
+    let b = merge([first, second]).observe { all.add($0) }
+    outer.next(first); first.next(1); outer.next(second); first.next(2); second.next(3)
+    #expect(merged.items == [1, 2, 3] && all.items == [1, 2, 3])
+    a.dispose(); b.dispose()
+    #expect(outer.observerCount == 0 && first.observerCount == 0 && second.observerCount == 0)
+  }
+
+  // MARK: outer.merge()
+
+  @Test func forwardsEveryInnerIncludingItsReplay() {
+    let outer = EventProducer<Observable<String>>()
+    let log = Recorder<String>()
+    let observation = outer.merge().observe { log.add($0) }
+    let x = Observable("x0"), y = Observable("y0")
+    outer.next(x)
+    x.value = "x1"
+    outer.next(y)
+    y.value = "y1"; x.value = "x2"
+    #expect(log.items == ["x0", "x1", "y0", "y1", "x2"])
+    observation.dispose()
+  }
+
+  @Test func anInnerReplayedByTheOuterIsObservedAtRegistration() {
+    let inner = Observable(7)
+    let outer = Observable(inner)
+    let log = Recorder<String>()
+    let observation = outer.merge().observe({ log.add("\($0)") }, registered: { log.add("registered") })
+    inner.value = 8
+    #expect(log.items == ["7", "registered", "8"])
+    #expect(outer.merge().replayLength == 1)
+    observation.dispose()
+  }
+
+  @Test func registeredWaitsForTheOuterOnly() {
+    let outer = LateRegistration<EventProducer<Int>>()
+    let inner = EventProducer<Int>()
+    outer.producer.next(inner)
+    let log = Recorder<String>()
+    let observation = outer.merge().observe({ log.add("\($0)") }, registered: { log.add("registered") })
+    inner.next(1)
+    outer.finish()
+    inner.next(2)
+    #expect(log.items == ["1", "registered", "2"])
+    observation.dispose()
+  }
+
+  @Test func anInnerAddedFromInsideADeliveryKeepsTheOrder() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let first = EventProducer<Int>(), second = EventProducer<Int>(replayLength: 1)
+    second.next(20)
+    let log = Recorder<String>()
+    let observation = outer.merge().observe { value in
+      log.add("begin \(value)")
+      if value == 1 { outer.next(second); first.next(2) }
+      log.add("end \(value)")
+    }
+    outer.next(first)
+    first.next(1)
+    // `second` arrives (and replays 20) before `first` delivers its queued 2: the outer was idle.
+    #expect(log.items == ["begin 1", "end 1", "begin 20", "end 20", "begin 2", "end 2"])
+    observation.dispose()
+  }
+
+  @Test func theSameInnerTwiceIsForwardedTwice() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let inner = EventProducer<Int>()
+    let log = Recorder<Int>()
+    let observation = outer.merge().observe { log.add($0) }
+    outer.next(inner); outer.next(inner)
+    inner.next(1)
+    #expect(log.items == [1, 1])
+    #expect(inner.observerCount == 2)
+    observation.dispose()
+    #expect(inner.observerCount == 0)
+  }
+
+  @Test func disposingFromInsideTheObserverStopsAtOnce() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let inner = EventProducer<Int>()
+    let log = Recorder<Int>()
+    var observation: (any DisposableType)?
+    observation = outer.merge().observe { value in
+      log.add(value)
+      if value == 1 { inner.next(2); observation?.dispose() }
+    }
+    outer.next(inner)
+    inner.next(1); inner.next(3)
+    #expect(log.items == [1])
+    #expect(outer.observerCount == 0 && inner.observerCount == 0)
+  }
+
+  // MARK: lifetimes
+
+  @Test func keepsTheInnersAliveWhileTheOuterLivesAndReleasesThemOnDispose() {
+    let outer = EventProducer<EventProducer<Int>>()
+    weak var weakInner: EventProducer<Int>?
+    weak var weakCaptured: Tracked?
+    let log = Recorder<Int>()
+    let observation: any DisposableType
+    do {
+      let captured = Tracked()
+      weakCaptured = captured
+      observation = outer.merge().observe { value in _ = captured; log.add(value) }
+      let inner = EventProducer<Int>(replayLength: 1)
+      inner.next(5)
+      weakInner = inner
+      outer.next(inner)
+    }
+    #expect(weakInner != nil, "merge keeps the inner alive while it forwards it")
+    weakInner?.next(6)
+    #expect(log.items == [5, 6])
+    observation.dispose()
+    #expect(weakInner == nil, "disposing releases the inner")
+    #expect(weakCaptured == nil, "disposing releases the observer")
+    #expect(outer.observerCount == 0)
+  }
+
+  @Test func aDeallocatedOuterReleasesTheInnersAndTheObservation() {
+    weak var weakOuter: EventProducer<EventProducer<Int>>?
+    weak var weakInner: EventProducer<Int>?
+    weak var weakCaptured: Tracked?
+    let kept = EventProducer<Int>()
+    let log = Recorder<Int>()
+    do {
+      let outer = EventProducer<EventProducer<Int>>()
+      weakOuter = outer
+      let captured = Tracked()
+      weakCaptured = captured
+      outer.merge().observe { value in _ = captured; log.add(value) }
+      let inner = EventProducer<Int>()
+      weakInner = inner
+      outer.next(inner); outer.next(kept)
+    }
+    #expect(weakOuter == nil)
+    #expect(weakInner == nil, "once the outer is gone, the inners are no longer kept alive")
+    kept.next(1)
+    #expect(log.items == [1], "an inner alive elsewhere is still forwarded")
+    #expect(weakCaptured != nil)
+    #expect(kept.observerCount == 1)
+  }
+
+  @Test func theObservationEndsWhenTheOuterAndEveryInnerAreGone() {
+    weak var weakCaptured: Tracked?
+    do {
+      let outer = EventProducer<EventProducer<Int>>()
+      let inner = EventProducer<Int>()
+      let captured = Tracked()
+      weakCaptured = captured
+      outer.merge().observe { _ in _ = captured }
+      outer.next(inner)
+    }
+    #expect(weakCaptured == nil, "no reference cycle outlives the producers")
+  }
+
+  // MARK: merge(_:) of an array
+
+  @Test func mergeOfAnArrayForwardsEveryProducerAndItsReplay() {
+    let a = Observable("a0"), b = EventProducer<String>(), c = EventProducer<String>(replayLength: 2)
+    c.next("c0"); c.next("c1")
+    let log = Recorder<String>()
+    let merged = merge([a.map { $0 }, b.map { $0 }, c.map { $0 }])
+    #expect(merged.replayLength == 3)
+    let observation = merged.observe({ log.add($0) }, registered: { log.add("registered") })
+    b.next("b1"); a.value = "a1"; c.next("c2")
+    #expect(log.items == ["a0", "c0", "c1", "registered", "b1", "a1", "c2"])
+    observation.dispose()
+    #expect(a.observerCount == 0 && b.observerCount == 0 && c.observerCount == 0)
+  }
+
+  @Test func mergeOfAnArrayWaitsForEveryRegistration() {
+    let late = LateRegistration<Int>(), plain = EventProducer<Int>()
+    late.producer.next(1)
+    let log = Recorder<String>()
+    let observation = merge([ExistentialProducer(late), ExistentialProducer(plain)]).observe(
+      { log.add("\($0)") }, registered: { log.add("registered") })
+    plain.next(2)
+    late.finish()
+    #expect(log.items == ["1", "2", "registered"])
+    observation.dispose()
+  }
+
+  @Test func mergeOfAnEmptyArrayRegistersAtOnce() {
+    let log = Recorder<String>()
+    let observation = merge([EventProducer<Int>]()).observe({ log.add("\($0)") }, registered: { log.add("registered") })
+    #expect(log.items == ["registered"])
+    observation.dispose()
+  }
+
+  @Test func mergeOfExistentialsOfDifferentTypes() {
+    let numbers = EventProducer<Int>(), current = Observable(10), text = EventProducer<String>()
+    let log = Recorder<Int>()
+    let producers: [any EventProducerType<Int>] = [numbers, current, text.map { $0.count }]
+    let observation = merge(producers).observe { log.add($0) }
+    numbers.next(1); text.next("abc"); current.value = 11
+    #expect(log.items == [10, 1, 3, 11])
+    observation.dispose()
+    #expect(numbers.observerCount == 0 && current.observerCount == 0 && text.observerCount == 0)
+  }
+
+  @Test func mergeOfAnArrayDoesNotKeepTheProducersAlive() {
+    weak var weakProducer: EventProducer<Int>?
+    weak var weakCaptured: Tracked?
+    do {
+      let producer = EventProducer<Int>()
+      weakProducer = producer
+      let captured = Tracked()
+      weakCaptured = captured
+      merge([producer]).observe { _ in _ = captured }
+      producer.next(1)
+    }
+    #expect(weakProducer == nil && weakCaptured == nil)
+  }
+
+  @Test func aReentrantSendIntoAnotherMergedProducerIsQueued() {
+    let a = EventProducer<Int>(), b = EventProducer<Int>()
+    let log = Recorder<String>()
+    let observation = merge([a, b]).observe { value in
+      log.add("begin \(value)")
+      if value == 1 { b.next(2); a.next(3) }
+      log.add("end \(value)")
+    }
+    a.next(1)
+    #expect(log.items == ["begin 1", "end 1", "begin 2", "end 2", "begin 3", "end 3"])
+    observation.dispose()
+  }
+
+  // MARK: the state machine, with no threads
+
+  @Test func stateMachineRetainsInnersUntilTheOuterEnds() {
+    var machine = MergeStateMachine<Int>(registrations: 1, retainsInners: true)
+    machine.innerReceived(1); machine.innerReceived(2)
+    #expect(machine.retained == [1, 2])
+    #expect(machine.registrationFinished() == true)
+    #expect(machine.outerEnded() == [1, 2])
+    machine.innerReceived(3)
+    #expect(machine.retained.isEmpty)
+  }
+
+  @Test func stateMachineOfAnArrayCountsEveryRegistration() {
+    var machine = MergeStateMachine<Int>(registrations: 3, retainsInners: false)
+    machine.innerReceived(1)
+    #expect(machine.retained.isEmpty)
+    #expect(machine.registrationFinished() == false)
+    #expect(machine.registrationFinished() == false)
+    #expect(machine.registrationFinished() == true)
+  }
+}

@@ -1,0 +1,203 @@
+import Testing
+@testable import Bond
+
+/// A producer whose registration ends only when the test says so: `finish()` calls the pending
+/// `registered` callbacks.
+private final class LateRegistration<Event>: EventProducerType {
+  let producer = EventProducer<Event>(replayLength: 1)
+  var pending: [() -> Void] = []
+  var replayLength: Int { 1 }
+  func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType { producer.observe(observer) }
+  func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+    pending.append(registered)
+    return producer.observe(observer)
+  }
+  func finish() { let calls = pending; pending = []; for call in calls { call() } }
+}
+
+@Suite struct SwitchToLatestTests {
+  @Test func contractSwitchToLatest() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let first = EventProducer<Int>(), second = EventProducer<Int>()
+    let latest = Recorder<Int>()
+    let observation = outer.switchToLatest().observe { latest.add($0) }
+    outer.next(first); first.next(1); outer.next(second); first.next(2); second.next(3)
+    #expect(latest.items == [1, 3])
+    observation.dispose()
+    #expect(outer.observerCount == 0 && first.observerCount == 0 && second.observerCount == 0)
+  }
+
+  @Test func theOldInnersObservationIsDisposedAndReleasedAtTheSwitch() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let second = EventProducer<Int>()
+    weak var weakFirst: EventProducer<Int>?
+    let log = Recorder<Int>()
+    let observation = outer.switchToLatest().observe { log.add($0) }
+    do {
+      let first = EventProducer<Int>()
+      weakFirst = first
+      outer.next(first)
+      first.next(1)
+      #expect(first.observerCount == 1)
+    }
+    #expect(weakFirst != nil, "the current inner is kept alive")
+    outer.next(second)
+    #expect(weakFirst == nil, "the previous inner is released at the switch")
+    second.next(2)
+    #expect(log.items == [1, 2])
+    observation.dispose()
+  }
+
+  @Test func aNewInnersReplayIsDeliveredAtTheSwitch() {
+    let outer = EventProducer<Observable<String>>()
+    let log = Recorder<String>()
+    let observation = outer.switchToLatest().observe { log.add($0) }
+    let a = Observable("a0"), b = Observable("b0")
+    outer.next(a); a.value = "a1"
+    outer.next(b); a.value = "a2"; b.value = "b1"
+    outer.next(a)
+    #expect(log.items == ["a0", "a1", "b0", "b1", "a2"])
+    #expect(a.observerCount == 1 && b.observerCount == 0)
+    observation.dispose()
+    #expect(a.observerCount == 0)
+  }
+
+  @Test func switchingToTheSameInnerResubscribes() {
+    let outer = EventProducer<Observable<Int>>()
+    let inner = Observable(1)
+    let log = Recorder<Int>()
+    let observation = outer.switchToLatest().observe { log.add($0) }
+    outer.next(inner); outer.next(inner)
+    inner.value = 2
+    #expect(log.items == [1, 1, 2])
+    #expect(inner.observerCount == 1)
+    observation.dispose()
+  }
+
+  @Test func anEventQueuedBeforeTheSwitchIsDeliveredOneQueuedAfterIsNot() {
+    let outer = LateRegistration<EventProducer<Int>>()
+    let first = EventProducer<Int>(), second = EventProducer<Int>(replayLength: 1)
+    outer.producer.next(first)
+    let log = Recorder<String>()
+    // `registered` runs inside the observation's delivery while the outer and `first` are idle:
+    // what they send then is queued behind it in the observation's serializer, in this order.
+    let observation = outer.switchToLatest().observe({ log.add("\($0)") }, registered: {
+      log.add("registered")
+      first.next(10)
+      outer.producer.next(second)
+      first.next(11)  // sent by the old inner after the switch arrived: never forwarded
+      second.next(20)  // `second` is not observed yet: it arrives as its replay
+    })
+    outer.finish()
+    #expect(log.items == ["registered", "10", "20"])
+    #expect(first.observerCount == 0 && second.observerCount == 1)
+    observation.dispose()
+  }
+
+  @Test func aSwitchFromInsideTheOldInnersDeliveryStopsItAtOnce() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let first = EventProducer<Int>(), second = EventProducer<Int>(replayLength: 1)
+    second.next(20)
+    let log = Recorder<String>()
+    let observation = outer.switchToLatest().observe { value in
+      log.add("begin \(value)")
+      if value == 1 { first.next(2); outer.next(second); first.next(3) }
+      log.add("end \(value)")
+    }
+    outer.next(first)
+    first.next(1)
+    #expect(log.items == ["begin 1", "end 1", "begin 20", "end 20"])
+    #expect(first.observerCount == 0 && second.observerCount == 1)
+    observation.dispose()
+  }
+
+  @Test func registeredWaitsForTheOuter() {
+    let inner = Observable(1)
+    let outer = LateRegistration<Observable<Int>>()
+    outer.producer.next(inner)
+    let log = Recorder<String>()
+    let observation = outer.switchToLatest().observe({ log.add("\($0)") }, registered: { log.add("registered") })
+    inner.value = 2
+    outer.finish()
+    inner.value = 3
+    #expect(log.items == ["1", "2", "registered", "3"])
+    #expect(outer.switchToLatest().replayLength == 1)
+    observation.dispose()
+  }
+
+  @Test func disposingFromInsideTheObserverStopsAtOnce() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let inner = EventProducer<Int>()
+    let log = Recorder<Int>()
+    var observation: (any DisposableType)?
+    observation = outer.switchToLatest().observe { value in
+      log.add(value)
+      if value == 1 { inner.next(2); observation?.dispose() }
+    }
+    outer.next(inner)
+    inner.next(1); inner.next(3)
+    #expect(log.items == [1])
+    #expect(outer.observerCount == 0 && inner.observerCount == 0)
+  }
+
+  @Test func disposeReleasesEverything() {
+    let outer = EventProducer<EventProducer<Int>>()
+    weak var weakInner: EventProducer<Int>?
+    weak var weakCaptured: Tracked?
+    let observation: any DisposableType
+    do {
+      let captured = Tracked()
+      weakCaptured = captured
+      observation = outer.switchToLatest().observe { _ in _ = captured }
+      let inner = EventProducer<Int>()
+      weakInner = inner
+      outer.next(inner)
+      inner.next(1)
+    }
+    #expect(weakInner != nil && weakCaptured != nil)
+    observation.dispose()
+    #expect(weakInner == nil && weakCaptured == nil)
+    #expect(outer.observerCount == 0)
+  }
+
+  @Test func aDeallocatedOuterReleasesTheCurrentInner() {
+    weak var weakInner: EventProducer<Int>?
+    weak var weakCaptured: Tracked?
+    let kept = EventProducer<Int>()
+    let log = Recorder<Int>()
+    do {
+      let outer = EventProducer<EventProducer<Int>>()
+      let captured = Tracked()
+      weakCaptured = captured
+      outer.switchToLatest().observe { value in _ = captured; log.add(value) }
+      outer.next(kept)
+      kept.next(1)
+    }
+    kept.next(2)
+    #expect(log.items == [1, 2], "the latest inner, alive elsewhere, is still forwarded")
+    do {
+      let outer = EventProducer<EventProducer<Int>>()
+      outer.switchToLatest().observe { _ in }
+      let inner = EventProducer<Int>()
+      weakInner = inner
+      outer.next(inner)
+    }
+    #expect(weakInner == nil, "once the outer is gone, the inner is no longer kept alive")
+    #expect(weakCaptured != nil)
+  }
+
+  // MARK: the state machine, with no threads
+
+  @Test func stateMachineForwardsOnlyTheCurrentGeneration() {
+    var machine = SwitchToLatestStateMachine<String>()
+    let first = machine.innerReceived("a")
+    #expect(first.generation == 1 && first.released == nil)
+    #expect(machine.shouldForward(generation: 1))
+    let second = machine.innerReceived("b")
+    #expect(second.generation == 2 && second.released == "a")
+    #expect(!machine.shouldForward(generation: 1) && machine.shouldForward(generation: 2))
+    #expect(machine.outerEnded() == "b")
+    let third = machine.innerReceived("c")
+    #expect(third.generation == 3 && third.released == nil && machine.current == nil)
+  }
+}
