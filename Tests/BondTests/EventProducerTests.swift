@@ -208,3 +208,21 @@ import Testing
     }
   }
 }
+
+@Suite struct EventProducerLifetimeTests {
+  /// An observer that holds its own producer (to send back into it) is a cycle the user breaks by
+  /// disposing; disposing must not deadlock or crash when that releases the producer's last reference.
+  @Test func disposingAnObserverThatHoldsTheLastReferenceToItsProducer() {
+    weak var weakProducer: EventProducer<Int>?
+    var observation: (any DisposableType)?
+    do {
+      let producer = EventProducer<Int>()
+      weakProducer = producer
+      observation = producer.observe { value in if value < 3 { producer.next(value + 1) } }
+      producer.next(0)
+    }
+    #expect(weakProducer != nil, "the observer's closure holds its producer")
+    observation?.dispose()
+    #expect(weakProducer == nil)
+  }
+}

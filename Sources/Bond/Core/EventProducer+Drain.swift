@@ -136,20 +136,22 @@ extension EventProducer {
   @inlinable
   func purgeDraining(ticket: Int) {
     if let observers {
+      // Compacts in place and releases as it goes, with no temporary array. A closure's deinit may
+      // run user code, but whatever it sends, observes or disposes is queued (this thread holds the
+      // rights), nothing but the drainer reads the buffer, and the producer itself stays alive:
+      // the caller holds it (a sender, or a disposer through the observation's weak reference).
+      let count = observersCount
       var kept = 0
-      var released: [Unmanaged<ObserverBox<Event>>] = []
-      for index in 0..<observersCount {
+      for index in 0..<count {
         let box = observers[index]
         if box._withUnsafeGuaranteedRef({ $0.observation.disposed.load(ordering: .acquiring) }) {
-          released.append(box)
+          box.release()
         } else {
           observers[kept] = box
           kept += 1
         }
       }
       observersCount = kept
-      // Released after the list is consistent: a closure's deinit may run user code.
-      for box in released { box.release() }
     }
     // releasing: the disposer that acquires this sees every delivery before the purge finished.
     if ticket > purgesDone.load(ordering: .relaxed) {

@@ -15,31 +15,46 @@ import Darwin
 /// Never call user code (an observer, a closure, a scheduler) inside `withLock`.
 /// - Note: thread-safe.
 @usableFromInline
-final class LockedState<State>: @unchecked Sendable {
-  // @unchecked: `state` is read and written only between pthread_mutex_lock and unlock.
-  @usableFromInline let buffer: ManagedBuffer<State, pthread_mutex_t>
+struct LockedState<State>: @unchecked Sendable {
+  // @unchecked: the state is read and written only between pthread_mutex_lock and unlock.
+  @usableFromInline let storage: LockStorage<State>
 
   @inlinable
   init(_ state: State) {
-    buffer = ManagedBuffer<State, pthread_mutex_t>.create(minimumCapacity: 1) { _ in state }
-    buffer.withUnsafeMutablePointerToElements { mutex in
-      mutex.initialize(to: pthread_mutex_t())
-      let result = pthread_mutex_init(mutex, nil)
-      precondition(result == 0, "pthread_mutex_init failed: \(result)")
-    }
-  }
-
-  deinit {
-    buffer.withUnsafeMutablePointerToElements { mutex in
-      pthread_mutex_destroy(mutex)
-      mutex.deinitialize(count: 1)
-    }
+    storage = LockStorage.make(state)
   }
 
   /// Runs `body` with exclusive access to the state.
   @inlinable
   func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
-    try buffer.withUnsafeMutablePointers { state, mutex in
+    try storage.withLock(body)
+  }
+}
+
+/// The single allocation behind ``LockedState``: the state as the header, the mutex as the element.
+@usableFromInline
+final class LockStorage<State>: ManagedBuffer<State, pthread_mutex_t>, @unchecked Sendable {
+  @inlinable
+  static func make(_ state: State) -> LockStorage<State> {
+    let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in state }, to: LockStorage<State>.self)
+    storage.withUnsafeMutablePointerToElements { mutex in
+      mutex.initialize(to: pthread_mutex_t())
+      let result = pthread_mutex_init(mutex, nil)
+      precondition(result == 0, "pthread_mutex_init failed: \(result)")
+    }
+    return storage
+  }
+
+  deinit {
+    withUnsafeMutablePointerToElements { mutex in
+      pthread_mutex_destroy(mutex)
+      mutex.deinitialize(count: 1)
+    }
+  }
+
+  @inlinable
+  func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    try withUnsafeMutablePointers { state, mutex in
       pthread_mutex_lock(mutex)
       defer { pthread_mutex_unlock(mutex) }
       return try body(&state.pointee)
