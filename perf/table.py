@@ -1,0 +1,272 @@
+#!/usr/bin/env python3
+"""Turns a package-benchmark JMH export of the Bond suite into ONE table.
+
+Usage: perf/table.py RESULTS.jmh.json [--log RUN.log] [--markdown] [--csv FILE]
+
+Rows are scenarios (PERFORMANCE.md), columns engines; a cell is
+"ns/event  mallocs/event":
+  ns/event      = median wall clock of one iteration / events per iteration
+  mallocs/event = (mean mallocs of one iteration - the framework's own mallocs, measured by the
+                  "S0 noop" benchmark) / events per iteration, i.e. the total over the run
+                  divided by the events of the run.
+The events per iteration come from each benchmark's `events` tag (Support.swift).
+Two ratio columns follow, both from the same run:
+  Bond/closure  = Bond's ns/event divided by the closure baseline's (the physical floor);
+  peer/Bond     = the best peer's ns/event divided by Bond's (how many times faster Bond is than
+                  the fastest of OpenCombine and swift-async-algorithms on that scenario).
+"""
+
+import argparse
+import json
+import math
+import re
+import sys
+
+ENGINES = ["Bond", "OpenCombine", "AsyncAlgorithms", "closure", "naive"]
+PEERS = ["OpenCombine", "AsyncAlgorithms"]
+
+SCENARIOS = [
+    ("S1", "send-1"),
+    ("S2", "chain"),
+    ("S3", "fanout-10"),
+    ("S4", "combine-latest"),
+    ("S5", "merge-8"),
+    ("S6", "switch-latest"),
+    ("S7", "deliver-on"),
+    ("S8", "replay-subscribe"),
+    ("S9", "churn"),
+    ("S10", "concurrent-send"),
+    ("S11", "throttle"),
+    ("S12a", "array-append"),
+    ("S12b", "array-replace-diff"),
+]
+
+# Cells that have no natural equivalent in an engine (PERFORMANCE.md; AsyncAlgorithmsPeer.swift).
+NOT_APPLICABLE = {
+    "OpenCombine": {"S4", "S5", "S8", "S12a", "S12b"},
+    "AsyncAlgorithms": {"S6", "S8", "S9", "S11", "S12a", "S12b"},
+    "naive": {"S12b"},
+}
+
+UNITS = {
+    "S8": "per subscription",
+    "S9": "per subscription",
+    "S12a": "per append",
+    "S12b": "per compared element",
+}
+
+NOTES = [
+    "cell = ns/event  mallocs/event (S8, S9: per subscription; S12a: per append; S12b: per element"
+    " compared by the diff); ns from the median iteration, mallocs = run total / events.",
+    "Bond/closure: Bond's time over the plain-closure floor (lower is better). peer/Bond: the best"
+    " peer's time over Bond's (higher is better: Bond is that many times faster).",
+    "Events per iteration: Bond and the baselines 1M (S8, S9: 1,000 subscriptions; S12a: 100k"
+    " appends; S12b: 10 diffs of 10k), the peers 100k (AsyncAlgorithms S3: 10k).",
+    "AsyncAlgorithms is pull-based: a consumer task iterates, senders suspend (AsyncChannel is a"
+    " rendezvous); S3 is share() to 10 consumers; S5 merges 3+3+2 (merge takes at most 3); S7 is an"
+    " unbounded AsyncStream drained by a task. OpenCombine S10: PassthroughSubject serializes"
+    " each subscriber with its own lock.",
+    "closure S7 = one queue.async per event (the unbatched hop); naive S7 = a batching buffer;"
+    " closure S11 = a closure call keeping the latest value; closure S12b = stdlib difference(from:).",
+    "n/a: the engine has no natural equivalent.  —: not measured (the Bond API is not on main yet,"
+    " see Benchmarks/Package.swift) or filtered out.",
+]
+
+LOG_NAME = re.compile(r"BondBenchmarks:(S\d+[a-z]?) \S+ \(engine: ([^,]+), events: \d+\)")
+NAME = re.compile(r"\.(S\d+[a-z]?)_([^_]+)_\(engine:_([^,]+),_events:_(\d+)\)$")
+
+
+def load(path):
+    with open(path) as handle:
+        elements = json.load(handle)
+    results = {}
+    for element in elements:
+        match = NAME.search(element["benchmark"])
+        if not match:
+            continue
+        scenario, _, engine, events = match.groups()
+        metrics = element.get("secondaryMetrics") or {}
+        wall = metrics.get("Time (wall clock)")
+        if wall is None:
+            continue
+        mallocs = metrics.get("Malloc (total)")
+        instructions = metrics.get("Instructions")
+        # JMH export: times in microseconds (3 decimals), counts as they are.
+        results[(scenario, engine)] = {
+            "events": int(events),
+            "iterations": element.get("measurementIterations"),
+            "wall_ns_p50": wall["scorePercentiles"]["50.0"] * 1000.0,
+            "wall_ns_mean": wall["score"] * 1000.0,
+            "mallocs_mean": mallocs["score"] if mallocs else None,
+            "instructions_mean": instructions["score"] if instructions else None,
+        }
+    return results
+
+
+def per_event(results):
+    overhead = 0.0
+    calibration = results.get(("S0", "calibration"))
+    if calibration and calibration["mallocs_mean"] is not None:
+        overhead = calibration["mallocs_mean"]
+    cells = {}
+    for (scenario, engine), r in results.items():
+        if engine == "calibration":
+            continue
+        events = r["events"]
+        cell = {
+            "ns": r["wall_ns_p50"] / events,
+            "throughput": events * 1e9 / r["wall_ns_p50"] if r["wall_ns_p50"] > 0 else math.inf,
+            "mallocs": None,
+            "instructions": None,
+            "iterations": r["iterations"],
+            "events": events,
+        }
+        if r["mallocs_mean"] is not None:
+            cell["mallocs"] = max(0.0, r["mallocs_mean"] - overhead) / events
+        if r["instructions_mean"] is not None:
+            cell["instructions"] = r["instructions_mean"] / events
+        cells[(scenario, engine)] = cell
+    return cells, overhead
+
+
+def fmt_ns(value):
+    if value >= 1000:
+        return f"{value:,.0f}"
+    if value >= 100:
+        return f"{value:.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def fmt_mallocs(value):
+    if value is None:
+        return "?"
+    if value == 0:
+        return "0"
+    if value < 0.001:
+        return "<.001"
+    if value < 10:
+        return f"{value:.3g}"
+    return f"{value:.0f}"
+
+
+def fmt_ratio(value):
+    if value >= 100:
+        return f"{value:.0f}x"
+    if value >= 10:
+        return f"{value:.1f}x"
+    return f"{value:.2f}x"
+
+
+def started_benchmarks(log_path):
+    """(scenario, engine) of every benchmark the run log shows starting."""
+    started = set()
+    if log_path:
+        with open(log_path, errors="replace") as handle:
+            for match in LOG_NAME.finditer(handle.read()):
+                started.add(match.groups())
+    return started
+
+
+def build_rows(cells, started=frozenset()):
+    rows = []
+    for scenario, name in SCENARIOS:
+        row = [f"{scenario} {name}"]
+        present = False
+        for engine in ENGINES:
+            cell = cells.get((scenario, engine))
+            if cell:
+                present = True
+                row.append(f"{fmt_ns(cell['ns'])}  {fmt_mallocs(cell['mallocs'])}")
+            elif (scenario, engine) in started:
+                present = True
+                row.append("dropped")
+            elif scenario in NOT_APPLICABLE.get(engine, set()):
+                row.append("n/a")
+            else:
+                row.append("—")
+        if not present:
+            continue
+        bond = cells.get((scenario, "Bond"))
+        closure = cells.get((scenario, "closure"))
+        peers = [(cells[(scenario, p)]["ns"], p) for p in PEERS if (scenario, p) in cells]
+        row.append(fmt_ratio(bond["ns"] / closure["ns"]) if bond and closure and closure["ns"] > 0 else "—")
+        if bond and peers:
+            best_ns, best = min(peers)
+            row.append(f"{fmt_ratio(best_ns / bond['ns'])} {best}")
+        else:
+            row.append("—")
+        rows.append(row)
+    return rows
+
+
+def render_text(header, rows):
+    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+
+    def line(cells):
+        out = [str(cells[0]).ljust(widths[0])]
+        out += [str(c).rjust(widths[i + 1]) for i, c in enumerate(cells[1:])]
+        return "  ".join(out)
+
+    rule = "-" * len(line(header))
+    return "\n".join([line(header), rule] + [line(r) for r in rows])
+
+
+def render_markdown(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def write_csv(path, cells):
+    with open(path, "w") as handle:
+        handle.write("scenario,engine,events_per_iteration,iterations,ns_per_event,events_per_second,"
+                     "mallocs_per_event,instructions_per_event\n")
+        for scenario, _ in SCENARIOS:
+            for engine in ENGINES:
+                cell = cells.get((scenario, engine))
+                if not cell:
+                    continue
+                handle.write(",".join(str(x) for x in [
+                    scenario, engine, cell["events"], cell["iterations"], f"{cell['ns']:.4f}",
+                    f"{cell['throughput']:.0f}",
+                    "" if cell["mallocs"] is None else f"{cell['mallocs']:.6f}",
+                    "" if cell["instructions"] is None else f"{cell['instructions']:.2f}",
+                ]) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", help="the JMH export (swift package benchmark --format jmh)")
+    parser.add_argument("--log", help="the run's log: benchmarks that ran but are not in the export show as 'dropped'")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--csv", help="also write every figure (throughput, instructions) to this CSV file")
+    args = parser.parse_args()
+
+    results = load(args.results)
+    if not results:
+        sys.exit(f"table.py: no Bond suite results in {args.results}")
+    cells, overhead = per_event(results)
+    header = ["scenario"] + ENGINES + ["Bond/closure", "peer/Bond"]
+    started = started_benchmarks(args.log)
+    rows = build_rows(cells, started)
+    print(render_markdown(header, rows) if args.markdown else render_text(header, rows))
+    print()
+    for note in NOTES:
+        print(("- " if args.markdown else "  ") + note)
+    if any("dropped" in row for row in rows):
+        print(("- " if args.markdown else "  ") + "dropped: an iteration took over 2 s, so package-benchmark"
+              " recorded no throughput and its JMH export left the benchmark out; lower its events.")
+    if any(c["instructions"] is not None for c in cells.values()):
+        print("  instructions/event are in the CSV.")
+    else:
+        print(("- " if args.markdown else "  ") + "instructions: no hardware counters here"
+              " (perf_event not supported); not measured.")
+    print(("- " if args.markdown else "  ") + f"malloc overhead of the framework subtracted: {overhead:.0f} per iteration.")
+    if args.csv:
+        write_csv(args.csv, cells)
+
+
+if __name__ == "__main__":
+    main()
