@@ -8,13 +8,13 @@ import PackageDescription
 /// `main` yet stays commented out so the package keeps building, and its cells read "—".
 let bondFeatures: [String] = [
   "BOND_CORE",  // EventProducer: S1 S3 S8 S9 S10 (BondCore.swift)
-  // "BOND_MAP_FILTER",  // map, filter: S2 (BondMapFilter.swift)
-  // "BOND_COMBINE_LATEST",  // combineLatest(_:_:): S4 (BondCombineLatest.swift)
-  // "BOND_MERGE",  // merge(_:): S5 (BondMerge.swift)
-  // "BOND_SWITCH_TO_LATEST",  // switchToLatest(): S6 (BondSwitchToLatest.swift)
-  // "BOND_DELIVER_ON",  // deliverOn(_:): S7 (BondDeliverOn.swift)
-  // "BOND_THROTTLE",  // throttle(seconds:queue:): S11 (BondThrottle.swift)
-  // "BOND_OBSERVABLE_ARRAY",  // ObservableArray: S12a S12b (BondObservableArray.swift)
+  "BOND_MAP_FILTER",  // map, filter: S2 (BondMapFilter.swift)
+  "BOND_COMBINE_LATEST",  // combineLatest(_:_:): S4 (BondCombineLatest.swift)
+  "BOND_MERGE",  // merge(_:): S5 (BondMerge.swift)
+  "BOND_SWITCH_TO_LATEST",  // switchToLatest(): S6 (BondSwitchToLatest.swift)
+  "BOND_DELIVER_ON",  // deliverOn(_:): S7 (BondDeliverOn.swift)
+  "BOND_THROTTLE",  // throttle(seconds:queue:): S11 (BondThrottle.swift)
+  "BOND_OBSERVABLE_ARRAY",  // ObservableArray: S12a S12b (BondObservableArray.swift)
 ]
 
 let package = Package(
