@@ -39,6 +39,7 @@ extension EventProducer {
     let observation = Observation(producer: self)
     let box = ObserverBox(handler: observer, observation: observation, registered: registered)
     liveObservers.add(1, ordering: .relaxed)
+    liveObservations.add(1, ordering: .relaxed)
     if isManaged { retainWhileObserved() }
     if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
       drainer.store(currentThreadID(), ordering: .relaxed)
@@ -163,6 +164,7 @@ extension EventProducer {
   @usableFromInline
   func observationDisposed() {
     liveObservers.subtract(1, ordering: .relaxed)
+    liveObservations.subtract(1, ordering: .relaxed)
     let ticket = purgesRequested.add(1, ordering: .acquiringAndReleasing).newValue
     if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
       drainer.store(currentThreadID(), ordering: .relaxed)

@@ -109,6 +109,8 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   }
 
   deinit {
+    // The observations still live end with the producer (a later dispose() finds it gone).
+    liveObservations.subtract(liveObservers.load(ordering: .relaxed), ordering: .relaxed)
     if let observers {
       for index in 0..<observersCount { observers[index].release() }
       observers.deallocate()
