@@ -22,19 +22,6 @@ private func expectArity(_ log: Recorder<[String]>, initial: [String], updated: 
   #expect(log.items == expected, sourceLocation: sourceLocation)
 }
 
-/// A producer whose registration ends only when the test says so (like one that registers on a
-/// scheduler): `finish()` calls the pending `registered` callbacks.
-private final class LateRegistration<Event>: EventProducerType {
-  let producer = EventProducer<Event>(replayLength: 1)
-  var pending: [() -> Void] = []
-  var replayLength: Int { 1 }
-  func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType { producer.observe(observer) }
-  func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    pending.append(registered)
-    return producer.observe(observer)
-  }
-  func finish() { let calls = pending; pending = []; for call in calls { call() } }
-}
 
 @Suite struct CombineLatestTests {
   // MARK: the contract's usage

@@ -1,19 +1,6 @@
 import Testing
 @testable import Bond
 
-/// A producer whose registration ends only when the test says so: `finish()` calls the pending
-/// `registered` callbacks.
-private final class LateRegistration<Event>: EventProducerType {
-  let producer = EventProducer<Event>(replayLength: 1)
-  var pending: [() -> Void] = []
-  var replayLength: Int { 1 }
-  func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType { producer.observe(observer) }
-  func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    pending.append(registered)
-    return producer.observe(observer)
-  }
-  func finish() { let calls = pending; pending = []; for call in calls { call() } }
-}
 
 @Suite struct SwitchToLatestTests {
   @Test func contractSwitchToLatest() {
