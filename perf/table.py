@@ -39,13 +39,16 @@ SCENARIOS = [
     ("S11", "throttle"),
     ("S12a", "array-append"),
     ("S12b", "array-replace-diff"),
+    ("S12c", "array-replace-reset"),
+    ("S12d", "array-filter-elements"),
 ]
 
 # Cells that have no natural equivalent in an engine (PERFORMANCE.md; AsyncAlgorithmsPeer.swift).
 NOT_APPLICABLE = {
-    "OpenCombine": {"S4", "S5", "S8", "S12a", "S12b"},
-    "AsyncAlgorithms": {"S6", "S8", "S9", "S11", "S12a", "S12b"},
-    "naive": {"S12b"},
+    "OpenCombine": {"S4", "S5", "S8", "S12a", "S12b", "S12c", "S12d"},
+    "AsyncAlgorithms": {"S6", "S8", "S9", "S11", "S12a", "S12b", "S12c", "S12d"},
+    "closure": {"S12c", "S12d"},
+    "naive": {"S12b", "S12c", "S12d"},
 }
 
 UNITS = {
@@ -53,6 +56,8 @@ UNITS = {
     "S9": "per subscription",
     "S12a": "per append",
     "S12b": "per compared element",
+    "S12c": "per element",
+    "S12d": "per append",
 }
 
 NOTES = [

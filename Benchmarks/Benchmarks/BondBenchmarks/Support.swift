@@ -29,6 +29,8 @@ struct Scenario: Sendable {
   static let s11 = Scenario(id: "S11", name: "throttle")
   static let s12a = Scenario(id: "S12a", name: "array-append")
   static let s12b = Scenario(id: "S12b", name: "array-replace-diff")
+  static let s12c = Scenario(id: "S12c", name: "array-replace-reset")
+  static let s12d = Scenario(id: "S12d", name: "array-filter-elements")
 }
 
 /// One column of the table.
