@@ -162,7 +162,7 @@ import Testing
         for thread in 0..<threads {
           let sequences = delivered.filter { $0.thread == thread }.map(\.sequence)
           let inOrderOnce = sequences == sequences.sorted() && Set(sequences).count == sequences.count
-          #expect(inOrderOnce)
+          #expect(inOrderOnce, "throttle: \(useThrottle), mode \(mode), thread \(thread): \(sequences.prefix(40))")
         }
         #expect(source.observerCount == 0)
       }

@@ -104,10 +104,15 @@ final class DebounceSink<Event: Sendable, S: Scheduler>: DisposableType {
   /// An upstream event (any thread): replaces the waiting one and restarts the timer.
   @inlinable
   func receive(_ event: Event) {
-    let action = state.withLock { $0.eventReceived(event) }
-    // Performed outside the lock: the scheduler and the delivery may run user code.
+    // A due registration end is queued inside the lock, in decision order (see
+    // ScheduledDelivery.enqueue); the rest is performed outside it, where the scheduler and the
+    // delivery may run user code.
+    let (action, handOver) = state.withLock { machine in
+      let action = machine.eventReceived(event)
+      return (action, action.registeredDue ? delivery.enqueueRegistrationEnd() : nil)
+    }
     action.cancel?.dispose()
-    if action.registeredDue { delivery.endRegistration() }
+    if let handOver { delivery.perform(handOver, onScheduler: false) }
     guard let generation = action.generation else { return }
     // The timer holds this sink until it fires or is cancelled (by a newer event or dispose).
     let handle = delivery.scheduler.schedule(after: seconds) { [self] in self.timerFired(generation) }
@@ -117,14 +122,23 @@ final class DebounceSink<Event: Sendable, S: Scheduler>: DisposableType {
 
   @usableFromInline
   func registrationEnded() {
-    if state.withLock({ $0.registrationEnded() }) { delivery.endRegistration() }
+    let handOver = state.withLock { machine in
+      machine.registrationEnded() ? delivery.enqueueRegistrationEnd() : nil
+    }
+    if let handOver { delivery.perform(handOver, onScheduler: false) }
   }
 
   /// Runs on the scheduler.
   @usableFromInline
   func timerFired(_ generation: UInt64) {
-    guard let (event, endsRegistration) = state.withLock({ $0.timerFired(generation: generation) }) else { return }
-    delivery.send(event, endsRegistration: endsRegistration, onScheduler: true)
+    // Queued inside the lock, in decision order: a timer preempted after deciding cannot be
+    // overtaken by a newer event's timer.
+    let handOver = state.withLock { machine in
+      machine.timerFired(generation: generation).map { event, endsRegistration in
+        delivery.enqueue(event, endsRegistration: endsRegistration)
+      }
+    }
+    if let handOver { delivery.perform(handOver, onScheduler: true) }
   }
 
   @usableFromInline

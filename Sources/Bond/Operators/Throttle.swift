@@ -138,25 +138,32 @@ final class ThrottleSink<Event: Sendable, S: Scheduler>: DisposableType {
   /// An upstream event (any thread). Inside a window this is one lock and a store.
   @inlinable
   func receive(_ event: Event) {
-    let action = state.withLock { $0.eventReceived(event) }
-    // Performed outside the lock: the scheduler and the delivery may run user code.
+    // The hand-over to the delivery is queued inside this lock (in decision order: see
+    // ScheduledDelivery.enqueue); everything else is performed outside it, where the scheduler
+    // and the delivery may run user code.
+    let (action, handOver) = state.withLock { machine -> (ThrottleStateMachine<Event>.ReceiveAction, ScheduledDelivery<Event, S>.Machine.ReceiveAction?) in
+      let action = machine.eventReceived(event)
+      switch action {
+      case .deliverAndOpenWindow(let event, _): return (action, delivery.enqueue(event))
+      case .registeredDue: return (action, delivery.enqueueRegistrationEnd())
+      case .none, .openWindow: return (action, nil)
+      }
+    }
+    if let handOver { delivery.perform(handOver, onScheduler: false) }
     switch action {
-    case .none(let released):
+    case .none(let released), .registeredDue(let released):
       _ = released
-    case .openWindow(let generation):
+    case .openWindow(let generation), .deliverAndOpenWindow(_, let generation):
       scheduleWindowEnd(generation)
-    case .deliverAndOpenWindow(let event, let generation):
-      delivery.send(event)
-      scheduleWindowEnd(generation)
-    case .registeredDue(let released):
-      _ = released
-      delivery.endRegistration()
     }
   }
 
   @usableFromInline
   func registrationEnded() {
-    if state.withLock({ $0.registrationEnded() }) { delivery.endRegistration() }
+    let handOver = state.withLock { machine in
+      machine.registrationEnded() ? delivery.enqueueRegistrationEnd() : nil
+    }
+    if let handOver { delivery.perform(handOver, onScheduler: false) }
   }
 
   @usableFromInline
@@ -170,16 +177,17 @@ final class ThrottleSink<Event: Sendable, S: Scheduler>: DisposableType {
   /// Runs on the scheduler.
   @usableFromInline
   func windowEnded(_ generation: UInt64) {
-    let action = state.withLock { $0.windowEnded(generation: generation) }
-    switch action {
-    case .none:
-      break
-    case .deliver(let event, let endsRegistration):
-      delivery.send(event, endsRegistration: endsRegistration, onScheduler: true)
-    case .deliverAndOpenWindow(let event, let endsRegistration, let next):
-      scheduleWindowEnd(next)
-      delivery.send(event, endsRegistration: endsRegistration, onScheduler: true)
+    // Queued inside the lock, in decision order (see `receive`).
+    let (action, handOver) = state.withLock { machine -> (ThrottleStateMachine<Event>.EndAction, ScheduledDelivery<Event, S>.Machine.ReceiveAction?) in
+      let action = machine.windowEnded(generation: generation)
+      switch action {
+      case .none: return (action, nil)
+      case .deliver(let event, let endsRegistration), .deliverAndOpenWindow(let event, let endsRegistration, _):
+        return (action, delivery.enqueue(event, endsRegistration: endsRegistration))
+      }
     }
+    if case .deliverAndOpenWindow(_, _, let next) = action { scheduleWindowEnd(next) }
+    if let handOver { delivery.perform(handOver, onScheduler: true) }
   }
 
   @usableFromInline

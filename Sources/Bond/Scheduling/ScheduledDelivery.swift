@@ -58,6 +58,23 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     perform(action, onScheduler: onScheduler)
   }
 
+  /// The locked half of ``send(_:endsRegistration:onScheduler:)``: queues `event` and returns what
+  /// to ``perform(_:onScheduler:)`` once the caller has released its own lock. An operator that
+  /// decides under its own lock (throttle, debounce) enqueues inside that critical section, so its
+  /// decisions reach the delivery in the order they were made; a thread preempted between deciding
+  /// and handing over cannot let a newer decision overtake it. Takes only this delivery's lock and
+  /// runs no user code.
+  @inlinable
+  func enqueue(_ event: Event, endsRegistration: Bool = false) -> Machine.ReceiveAction {
+    state.withLock { $0.eventReceived(event, endsRegistration: endsRegistration) }
+  }
+
+  /// The locked half of ``endRegistration(onScheduler:)``, for the same reason as ``enqueue(_:endsRegistration:)``.
+  @usableFromInline
+  func enqueueRegistrationEnd() -> Machine.ReceiveAction {
+    state.withLock { $0.registrationEnded() }
+  }
+
   /// The upstream's registration ended: `registered` is due after the events now waiting.
   @usableFromInline
   func endRegistration(onScheduler: Bool = false) {
