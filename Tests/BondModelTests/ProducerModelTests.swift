@@ -1,0 +1,183 @@
+// Model-based tests: random programs of `next`, `observe` (through operator chains), `dispose` and
+// reentrant sends run against the engine and against a plain single-threaded reference model
+// written below; every observer's log must be equal.
+//
+// A program is an array of small integers decoded into steps (so the library shrinks programs by
+// shrinking the array and its values); a failure prints the shrunk, decoded program. PropertyBased
+// prints the seed of a failing run; replay it with the test trait
+// `@Test(.fixedSeed("<seed>"))` on the test below.
+import PropertyBased
+import Testing
+import Bond
+
+/// The operator chains a program can observe through.
+enum Chain: Int, CaseIterable, CustomStringConvertible {
+  case plain, map, filter, skip, distinct, startWith, echo, reduce, observeNew
+
+  var description: String {
+    switch self {
+    case .plain: "observe"
+    case .map: "map{*3}"
+    case .filter: "filter{even}"
+    case .skip: "skip(2)"
+    case .distinct: "distinct"
+    case .startWith: "startWith(-1)"
+    case .echo: "observe+echo"
+    case .reduce: "reduce(+)"
+    case .observeNew: "observeNew"
+    }
+  }
+}
+
+/// One step of a program.
+enum Step: CustomStringConvertible {
+  case send(Int)
+  case observe(Chain)
+  case dispose(Int)
+
+  /// Decodes a generated integer: mostly sends, some observes, some disposes.
+  init(code: Int) {
+    switch code % 6 {
+    case 0, 1, 2: self = .send((code / 6) % 8)
+    case 3, 4: self = .observe(Chain.allCases[(code / 6) % Chain.allCases.count])
+    default: self = .dispose(code / 6)
+    }
+  }
+
+  var description: String {
+    switch self {
+    case .send(let value): "next(\(value))"
+    case .observe(let chain): chain.description
+    case .dispose(let index): "dispose(#\(index))"
+    }
+  }
+}
+
+/// The echo chain's observer sends `value + 50` back into the producer for values below 5.
+let echoLimit = 5, echoOffset = 50
+
+/// The reference model: single-threaded, obviously correct, no engine code.
+struct Model {
+  struct Observer {
+    let chain: Chain
+    var log: [Int] = []
+    var active = true
+    var seen = 0          // skip
+    var last: Int?        // distinct
+    var sum = 0           // reduce
+
+    /// Feeds one raw event through the chain; returns the echo to send, if any.
+    mutating func feed(_ event: Int, replayed: Bool) -> Int? {
+      switch chain {
+      case .plain, .startWith: log.append(event)
+      case .map: log.append(event * 3)
+      case .filter: if event % 2 == 0 { log.append(event) }
+      case .skip:
+        seen += 1
+        if seen > 2 { log.append(event) }
+      case .distinct:
+        if last != event { log.append(event) }
+        last = event
+      case .reduce:
+        sum += event
+        log.append(sum)
+      case .observeNew: if !replayed { log.append(event) }
+      case .echo:
+        log.append(event)
+        if event < echoLimit { return event + echoOffset }
+      }
+      return nil
+    }
+  }
+
+  let replayLength: Int
+  var history: [Int] = []
+  var observers: [Observer] = []
+
+  mutating func send(_ value: Int) {
+    var queue = [value]
+    while !queue.isEmpty {
+      let event = queue.removeFirst()
+      history.append(event)
+      // Every observer registered before the event; echoes are queued behind it (reentrancy rule).
+      for index in observers.indices where observers[index].active {
+        if let echo = observers[index].feed(event, replayed: false) { queue.append(echo) }
+      }
+    }
+  }
+
+  mutating func observe(_ chain: Chain) {
+    var observer = Observer(chain: chain)
+    if chain == .startWith { observer.log.append(-1) }
+    var echoes: [Int] = []
+    for event in history.suffix(replayLength) {
+      if let echo = observer.feed(event, replayed: true) { echoes.append(echo) }
+    }
+    observers.append(observer)
+    for echo in echoes { send(echo) }
+  }
+
+  mutating func dispose(_ index: Int) {
+    guard !observers.isEmpty else { return }
+    observers[index % observers.count].active = false
+  }
+}
+
+/// The same program on the engine.
+final class EngineRun {
+  let producer: EventProducer<Int>
+  var logs: [[Int]] = []
+  var observations: [any DisposableType] = []
+
+  init(replayLength: Int) { producer = EventProducer(replayLength: replayLength) }
+
+  func observe(_ chain: Chain) {
+    let slot = logs.count
+    logs.append([])
+    let record: (Int) -> Void = { [unowned self] in logs[slot].append($0) }
+    let producer = self.producer
+    let observation: any DisposableType
+    switch chain {
+    case .plain: observation = producer.observe(record)
+    case .map: observation = producer.map { $0 * 3 }.observe(record)
+    case .filter: observation = producer.filter { $0 % 2 == 0 }.observe(record)
+    case .skip: observation = producer.skip(2).observe(record)
+    case .distinct: observation = producer.distinct().observe(record)
+    case .startWith: observation = producer.startWith(-1).observe(record)
+    case .reduce: observation = producer.reduce(0, +).observe(record)
+    case .observeNew: observation = producer.observeNew(record)
+    case .echo:
+      observation = producer.observe { event in
+        record(event)
+        if event < echoLimit { producer.next(event + echoOffset) }
+      }
+    }
+    observations.append(observation)
+  }
+
+  func dispose(_ index: Int) {
+    guard !observations.isEmpty else { return }
+    observations[index % observations.count].dispose()
+  }
+}
+
+@Suite struct ProducerModelTests {
+  @Test func randomProgramsMatchTheModel() async {
+    await propertyCheck(count: 2_000, input: Gen.int(in: 0...3), Gen.int(in: 0...599).array(of: 0...40)) { replay, codes in
+      let steps = codes.map(Step.init(code:))
+      var model = Model(replayLength: replay)
+      let engine = EngineRun(replayLength: replay)
+      for step in steps {
+        switch step {
+        case .send(let value): model.send(value); engine.producer.next(value)
+        case .observe(let chain): model.observe(chain); engine.observe(chain)
+        case .dispose(let index): model.dispose(index); engine.dispose(index)
+        }
+      }
+      let expected = model.observers.map(\.log)
+      #expect(engine.logs == expected, "replay \(replay), program: \(steps.map(\.description).joined(separator: "; "))")
+      engine.observations.forEach { $0.dispose() }
+      #expect(engine.producer.observerCount == 0)
+    }
+  }
+}
