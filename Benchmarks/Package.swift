@@ -44,7 +44,16 @@ let package = Package(
       plugins: [
         .plugin(name: "BenchmarkPlugin", package: "package-benchmark")
       ]
-    )
+    ),
+    // One scenario, one engine, N events, for valgrind's instruction counts (perf/instructions).
+    .executableTarget(
+      name: "BondInstructions",
+      dependencies: [
+        .product(name: "Bond", package: "Bond"),
+        .product(name: "OpenCombine", package: "OpenCombine"),
+      ],
+      path: "Benchmarks/BondInstructions"
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,82 @@
+// Runs one scenario for one engine, N events, for `valgrind --tool=callgrind` (perf/instructions).
+// Instruction counts are deterministic: perf/instructions runs N and 2N events and reports the
+// difference per event, so setup and process start-up cancel out.
+//
+//   BondInstructions SCENARIO ENGINE EVENTS      e.g. BondInstructions S1 Bond 100000
+import Bond
+#if canImport(Glibc)
+import Glibc
+#endif
+import OpenCombine
+
+final class Sum { var value = 0 }
+
+@inline(never) func consume(_ value: Int) { if value == 42 { print("") } }
+
+/// The baseline's observer, opaque to the optimizer (as a user's closure stored somewhere is): chosen
+/// at run time from the command line, so the compiler cannot see which closure it calls.
+func opaqueObserver(_ sum: Sum) -> (Int) -> Void {
+  let choices: [(Int) -> Void] = [{ sum.value &+= $0 }, { sum.value &-= $0 }]
+  return choices[CommandLine.arguments.count == 4 ? 0 : 1]
+}
+func opaquePairObserver(_ sum: Sum) -> (Int, Int) -> Void {
+  let choices: [(Int, Int) -> Void] = [{ sum.value &+= $0 &+ $1 }, { sum.value &-= $0 &+ $1 }]
+  return choices[CommandLine.arguments.count == 4 ? 0 : 1]
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, let events = Int(arguments[3]) else {
+  print("usage: BondInstructions S1|S2|S4 Bond|OpenCombine|closure EVENTS")
+  exit(2)
+}
+let scenario = arguments[1], engine = arguments[2]
+let sum = Sum()
+
+switch (scenario, engine) {
+case ("S1", "Bond"):
+  let producer = EventProducer<Int>()
+  let observation = producer.observe { sum.value &+= $0 }
+  for i in 0..<events { producer.next(i) }
+  observation.dispose()
+case ("S1", "OpenCombine"):
+  let subject = PassthroughSubject<Int, Never>()
+  let cancellable = subject.sink { sum.value &+= $0 }
+  for i in 0..<events { subject.send(i) }
+  cancellable.cancel()
+case ("S1", "closure"):
+  let opaque = opaqueObserver(sum)
+  for i in 0..<events { opaque(i) }
+case ("S2", "closure"):
+  // The chain written by hand: the floor for map/filter/map.
+  let opaque = opaqueObserver(sum)
+  for i in 0..<events {
+    let value = i + 1
+    if value % 2 == 0 { opaque(value * 2) }
+  }
+case ("S2", "Bond"):
+  let producer = EventProducer<Int>()
+  let observation = producer.map { $0 + 1 }.filter { $0 % 2 == 0 }.map { $0 * 2 }.observe { sum.value &+= $0 }
+  for i in 0..<events { producer.next(i) }
+  observation.dispose()
+case ("S2", "OpenCombine"):
+  let subject = PassthroughSubject<Int, Never>()
+  let cancellable = subject.map { $0 + 1 }.filter { $0 % 2 == 0 }.map { $0 * 2 }.sink { sum.value &+= $0 }
+  for i in 0..<events { subject.send(i) }
+  cancellable.cancel()
+case ("S4", "Bond"):
+  let first = EventProducer<Int>(), second = EventProducer<Int>()
+  let observation = combineLatest(first, second).observe { sum.value &+= $0 &+ $1 }
+  for i in 0..<events { if i & 1 == 0 { first.next(i) } else { second.next(i) } }
+  observation.dispose()
+case ("S4", "closure"):
+  let opaque = opaquePairObserver(sum)
+  var latest = (0, 0)
+  for i in 0..<events {
+    if i & 1 == 0 { latest.0 = i } else { latest.1 = i }
+    opaque(latest.0, latest.1)
+  }
+default:
+  print("n/a")
+  exit(3)
+}
+consume(sum.value)
