@@ -38,6 +38,9 @@ def main():
         all_thresholds = json.load(handle)
     version = swift_version()
     thresholds = all_thresholds.get(version)
+    # Counts that depend on thread timing (drain blocks, queue growth under contention): gated, but
+    # no reminder to lower their thresholds when one run happens to allocate less.
+    timing_dependent = set(all_thresholds.get("_timing_dependent", []))
     if thresholds is None:
         print(f"check_allocations: no thresholds for Swift {version} in {args.thresholds}; add a section for it")
         return 1
@@ -56,7 +59,7 @@ def main():
         if measured > limit:
             verdict = "REGRESSION"
             failures.append(f"{scenario}: {measured:.4g} mallocs/event > threshold {limit:g}")
-        elif limit >= 0.01 and measured < limit / 2:
+        elif limit >= 0.01 and measured < limit / 2 and scenario not in timing_dependent:
             verdict = "improved"
             reminders.append(f"{scenario}: {measured:.4g} mallocs/event, threshold {limit:g}: lower it in {args.thresholds}")
         print(f"  {scenario:4} {measured:10.4g}  threshold {limit:<8g} {verdict}")
