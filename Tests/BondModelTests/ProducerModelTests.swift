@@ -1,6 +1,9 @@
-// Model-based tests: random programs of `next`, `observe` (through operator chains), `dispose` and
-// reentrant sends run against the engine and against a plain single-threaded reference model
-// written below; every observer's log must be equal.
+// Model-based tests: random programs of `next` (on a producer `p` with replay 0 to 3, and on a
+// second producer `q`), `observe` (through map, filter, skip, distinct, startWith, reduce,
+// observeNew, combineLatest(p, q), merge([p, q]), and an observer that echoes into `p`), `dispose`
+// and reentrant sends run against the engine and against a plain single-threaded reference model
+// written below; every observer's log must be equal. (Array mutations are model-checked the same
+// way in Tests/BondTests/ObservableArrayPropertyTests.swift: mirrors rebuilt from the events.)
 //
 // A program is an array of small integers decoded into steps (so the library shrinks programs by
 // shrinking the array and its values); a failure prints the shrunk, decoded program. PropertyBased
@@ -12,7 +15,7 @@ import Bond
 
 /// The operator chains a program can observe through.
 enum Chain: Int, CaseIterable, CustomStringConvertible {
-  case plain, map, filter, skip, distinct, startWith, echo, reduce, observeNew
+  case plain, map, filter, skip, distinct, startWith, echo, reduce, observeNew, combine, merge
 
   var description: String {
     switch self {
@@ -25,6 +28,8 @@ enum Chain: Int, CaseIterable, CustomStringConvertible {
     case .echo: "observe+echo"
     case .reduce: "reduce(+)"
     case .observeNew: "observeNew"
+    case .combine: "combineLatest(p, q){p*10+q}"
+    case .merge: "merge([p, q])"
     }
   }
 }
@@ -32,21 +37,24 @@ enum Chain: Int, CaseIterable, CustomStringConvertible {
 /// One step of a program.
 enum Step: CustomStringConvertible {
   case send(Int)
+  case sendQ(Int)
   case observe(Chain)
   case dispose(Int)
 
-  /// Decodes a generated integer: mostly sends, some observes, some disposes.
+  /// Decodes a generated integer: mostly sends (to `p`, some to `q`), some observes, some disposes.
   init(code: Int) {
-    switch code % 6 {
-    case 0, 1, 2: self = .send((code / 6) % 8)
-    case 3, 4: self = .observe(Chain.allCases[(code / 6) % Chain.allCases.count])
-    default: self = .dispose(code / 6)
+    switch code % 7 {
+    case 0, 1, 2: self = .send((code / 7) % 8)
+    case 3: self = .sendQ((code / 7) % 8)
+    case 4, 5: self = .observe(Chain.allCases[(code / 7) % Chain.allCases.count])
+    default: self = .dispose(code / 7)
     }
   }
 
   var description: String {
     switch self {
-    case .send(let value): "next(\(value))"
+    case .send(let value): "p.next(\(value))"
+    case .sendQ(let value): "q.next(\(value))"
     case .observe(let chain): chain.description
     case .dispose(let index): "dispose(#\(index))"
     }
@@ -65,10 +73,26 @@ struct Model {
     var seen = 0          // skip
     var last: Int?        // distinct
     var sum = 0           // reduce
+    var latestP: Int?, latestQ: Int?  // combine
 
-    /// Feeds one raw event through the chain; returns the echo to send, if any.
+    /// Feeds one event of `q` (only combine and merge observe it).
+    mutating func feedQ(_ event: Int) {
+      switch chain {
+      case .combine:
+        latestQ = event
+        if let latestP { log.append(latestP * 10 + event) }
+      case .merge: log.append(event)
+      default: break
+      }
+    }
+
+    /// Feeds one raw event of `p` through the chain; returns the echo to send, if any.
     mutating func feed(_ event: Int, replayed: Bool) -> Int? {
       switch chain {
+      case .combine:
+        latestP = event
+        if let latestQ { log.append(event * 10 + latestQ) }
+      case .merge: log.append(event)
       case .plain, .startWith: log.append(event)
       case .map: log.append(event * 3)
       case .filter: if event % 2 == 0 { log.append(event) }
@@ -106,6 +130,11 @@ struct Model {
     }
   }
 
+  mutating func sendQ(_ value: Int) {
+    // `q` has no replay and no echoing observer: one delivery to its observers.
+    for index in observers.indices where observers[index].active { observers[index].feedQ(value) }
+  }
+
   mutating func observe(_ chain: Chain) {
     var observer = Observer(chain: chain)
     if chain == .startWith { observer.log.append(-1) }
@@ -126,6 +155,7 @@ struct Model {
 /// The same program on the engine.
 final class EngineRun {
   let producer: EventProducer<Int>
+  let q = EventProducer<Int>()
   var logs: [[Int]] = []
   var observations: [any DisposableType] = []
 
@@ -146,6 +176,8 @@ final class EngineRun {
     case .startWith: observation = producer.startWith(-1).observe(record)
     case .reduce: observation = producer.reduce(0, +).observe(record)
     case .observeNew: observation = producer.observeNew(record)
+    case .combine: observation = combineLatest(producer, q).map { $0 * 10 + $1 }.observe(record)
+    case .merge: observation = merge([producer, q]).observe(record)
     case .echo:
       observation = producer.observe { event in
         record(event)
@@ -170,6 +202,7 @@ final class EngineRun {
       for step in steps {
         switch step {
         case .send(let value): model.send(value); engine.producer.next(value)
+        case .sendQ(let value): model.sendQ(value); engine.q.next(value)
         case .observe(let chain): model.observe(chain); engine.observe(chain)
         case .dispose(let index): model.dispose(index); engine.dispose(index)
         }
@@ -177,7 +210,7 @@ final class EngineRun {
       let expected = model.observers.map(\.log)
       #expect(engine.logs == expected, "replay \(replay), program: \(steps.map(\.description).joined(separator: "; "))")
       engine.observations.forEach { $0.dispose() }
-      #expect(engine.producer.observerCount == 0)
+      #expect(engine.producer.observerCount == 0 && engine.q.observerCount == 0)
     }
   }
 }
