@@ -2,11 +2,15 @@
 // Instruction counts are deterministic: perf/instructions runs N and 2N events and reports the
 // difference per event, so setup and process start-up cancel out.
 //
-//   BondInstructions SCENARIO ENGINE EVENTS      e.g. BondInstructions S1 Bond 100000
+//   BondInstructions SCENARIO ENGINE EVENTS [--time]      e.g. BondInstructions S1 Bond 100000
+//
+// With --time it prints the wall-clock ns per event (perf/allocators runs it under glibc malloc
+// and under jemalloc; package-benchmark's malloc interposer cannot run with jemalloc preloaded).
 import Bond
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import OpenCombine
 
 final class Sum { var value = 0 }
@@ -17,18 +21,20 @@ final class Sum { var value = 0 }
 /// at run time from the command line, so the compiler cannot see which closure it calls.
 func opaqueObserver(_ sum: Sum) -> (Int) -> Void {
   let choices: [(Int) -> Void] = [{ sum.value &+= $0 }, { sum.value &-= $0 }]
-  return choices[CommandLine.arguments.count == 4 ? 0 : 1]
+  return choices[CommandLine.arguments.count >= 4 ? 0 : 1]
 }
 func opaquePairObserver(_ sum: Sum) -> (Int, Int) -> Void {
   let choices: [(Int, Int) -> Void] = [{ sum.value &+= $0 &+ $1 }, { sum.value &-= $0 &+ $1 }]
-  return choices[CommandLine.arguments.count == 4 ? 0 : 1]
+  return choices[CommandLine.arguments.count >= 4 ? 0 : 1]
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, let events = Int(arguments[3]) else {
-  print("usage: BondInstructions S1|S2|S4 Bond|OpenCombine|closure EVENTS")
+guard arguments.count >= 4, let events = Int(arguments[3]) else {
+  print("usage: BondInstructions S1|S2|S4|S9 Bond|OpenCombine|closure EVENTS [--time]")
   exit(2)
 }
+let timed = arguments.count == 5 && arguments[4] == "--time"
+let started = DispatchTime.now().uptimeNanoseconds
 let scenario = arguments[1], engine = arguments[2]
 let sum = Sum()
 
@@ -75,8 +81,31 @@ case ("S4", "closure"):
     if i & 1 == 0 { latest.0 = i } else { latest.1 = i }
     opaque(latest.0, latest.1)
   }
+case ("S9", "Bond"):
+  // Churn: one long-lived observer; per event, subscribe a second one and dispose it.
+  let producer = EventProducer<Int>()
+  let observation = producer.observe { sum.value &+= $0 }
+  for i in 0..<events {
+    let second = producer.observe { sum.value &+= $0 }
+    producer.next(i)
+    second.dispose()
+  }
+  observation.dispose()
+case ("S9", "OpenCombine"):
+  let subject = PassthroughSubject<Int, Never>()
+  let cancellable = subject.sink { sum.value &+= $0 }
+  for i in 0..<events {
+    let second = subject.sink { sum.value &+= $0 }
+    subject.send(i)
+    second.cancel()
+  }
+  cancellable.cancel()
 default:
   print("n/a")
   exit(3)
+}
+if timed {
+  let elapsed = DispatchTime.now().uptimeNanoseconds - started
+  print(Double(elapsed) / Double(events))
 }
 consume(sum.value)
