@@ -62,6 +62,17 @@ public final class Observable<Value>: EventProducerType, BindableType {
 
 extension Observable: @unchecked Sendable where Value: Sendable {}
 
+/// What a locked submission leaves its caller to do after unlocking.
+@usableFromInline
+enum SubmitRole {
+  /// It took the delivery rights: deliver the event at once.
+  case deliverNow
+  /// It queued the event and took the rights (the holder had just left): drain the queue.
+  case drain
+  /// It queued the event behind the current holder, which will deliver it.
+  case queued
+}
+
 extension EventProducer {
   /// The latest value sent through ``nextKeepingLatest(_:)``.
   @usableFromInline
@@ -71,22 +82,30 @@ extension EventProducer {
 
   /// `next`, recording the event as the latest value in the same critical section that orders it,
   /// so that `latest` is always the last event in delivery order.
+  ///
+  /// The queued path counts its work (`wip += 1`) inside the same critical section as the push: were
+  /// it counted after unlocking (as plain `next` does), the drainer could leave in between and
+  /// another thread's locked fast path could deliver its value while this one still waits in the
+  /// queue, so delivery order would differ from the order `latest` was written.
   @inlinable
   func nextKeepingLatest(_ event: Event) {
-    let deliverNow = pending.withLock { state -> Bool in
+    let role = pending.withLock { state -> SubmitRole in
       state.latest = event
-      if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged { return true }
+      if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged { return .deliverNow }
       state.queue.push(.event(event))
-      return false
+      return wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 ? .drain : .queued
     }
-    if deliverNow {
+    switch role {
+    case .deliverNow:
       drainer.store(currentThreadID(), ordering: .relaxed)
       deliverDraining(event)
       finishDraining(accounted: 1)
-    } else if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+    case .drain:
       drainer.store(currentThreadID(), ordering: .relaxed)
       drainPendingDraining()
       finishDraining(accounted: 1)
+    case .queued:
+      break
     }
   }
 
