@@ -54,6 +54,15 @@ let package = Package(
       ],
       path: "Benchmarks/BondInstructions"
     ),
+    // Scale curves: cost per event against observers, replay, chain length, arity (perf/curves).
+    .executableTarget(
+      name: "BondCurves",
+      dependencies: [
+        .product(name: "Bond", package: "Bond"),
+        .product(name: "OpenCombine", package: "OpenCombine"),
+      ],
+      path: "Benchmarks/BondCurves"
+    ),
   ],
   swiftLanguageModes: [.v6]
 )
