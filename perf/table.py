@@ -21,6 +21,7 @@ import json
 import math
 import re
 import sys
+import textwrap
 
 ENGINES = ["Bond", "OpenCombine", "AsyncAlgorithms", "closure", "naive"]
 PEERS = ["OpenCombine", "AsyncAlgorithms"]
@@ -175,6 +176,8 @@ def started_benchmarks(log_path):
 
 
 def build_rows(cells, started=frozenset()):
+    """Rows of [label, engine cells..., Bond/closure, peer/Bond]; an engine cell is a
+    (ns, mallocs) pair of strings, or one string (n/a, dropped, —)."""
     rows = []
     for scenario, name in SCENARIOS:
         row = [f"{scenario} {name}"]
@@ -183,7 +186,7 @@ def build_rows(cells, started=frozenset()):
             cell = cells.get((scenario, engine))
             if cell:
                 present = True
-                row.append(f"{fmt_ns(cell['ns'])}  {fmt_mallocs(cell['mallocs'])}")
+                row.append((fmt_ns(cell["ns"]), fmt_mallocs(cell["mallocs"])))
             elif (scenario, engine) in started:
                 present = True
                 row.append("dropped")
@@ -207,20 +210,40 @@ def build_rows(cells, started=frozenset()):
 
 
 def render_text(header, rows):
-    widths = [max(len(str(r[i])) for r in [header] + rows) for i in range(len(header))]
+    """Engine columns show "ns mallocs" with both parts aligned; the rest is right-aligned."""
+    columns = len(header)
+    ns_width = [0] * columns
+    malloc_width = [0] * columns
+    for row in rows:
+        for i, cell in enumerate(row):
+            if isinstance(cell, tuple):
+                ns_width[i] = max(ns_width[i], len(cell[0]))
+                malloc_width[i] = max(malloc_width[i], len(cell[1]))
+
+    def text(i, cell):
+        if isinstance(cell, tuple):
+            return cell[0].rjust(ns_width[i]) + " " + cell[1].ljust(malloc_width[i])
+        return cell
+
+    sub = [""] + ["ns mallocs" if ns_width[i] else "" for i in range(1, columns)]
+    table = [header, sub] + [[text(i, c) for i, c in enumerate(r)] for r in rows]
+    widths = [max(len(r[i]) for r in table) for i in range(columns)]
 
     def line(cells):
-        out = [str(cells[0]).ljust(widths[0])]
-        out += [str(c).rjust(widths[i + 1]) for i, c in enumerate(cells[1:])]
-        return "  ".join(out)
+        out = [cells[0].ljust(widths[0])]
+        out += [cells[i].rjust(widths[i]) for i in range(1, columns)]
+        return "  ".join(out).rstrip()
 
-    rule = "-" * len(line(header))
-    return "\n".join([line(header), rule] + [line(r) for r in rows])
+    rule = "-" * max(len(line(r)) for r in table)
+    return "\n".join([line(header), line(sub), rule] + [line(r) for r in table[2:]])
 
 
 def render_markdown(header, rows):
+    def text(cell):
+        return f"{cell[0]} ns · {cell[1]}" if isinstance(cell, tuple) else cell
+
     out = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
+    out += ["| " + " | ".join(text(c) for c in r) + " |" for r in rows]
     return "\n".join(out)
 
 
@@ -259,8 +282,11 @@ def main():
     print(render_markdown(header, rows) if args.markdown else render_text(header, rows))
     print()
     for note in NOTES:
-        print(("- " if args.markdown else "  ") + note)
-    if any("dropped" in row for row in rows):
+        if args.markdown:
+            print("- " + note)
+        else:
+            print(textwrap.fill(note, width=110, initial_indent="  ", subsequent_indent="    "))
+    if any(cell == "dropped" for row in rows for cell in row):
         print(("- " if args.markdown else "  ") + "dropped: an iteration took over 2 s, so package-benchmark"
               " recorded no throughput and its JMH export left the benchmark out; lower its events.")
     if any(c["instructions"] is not None for c in cells.values()):
