@@ -1,6 +1,7 @@
 // Model-based tests: random programs of `next` (on a producer `p` with replay 0 to 3, and on a
 // second producer `q`), `observe` (through map, filter, skip, distinct, startWith, reduce,
-// observeNew, combineLatest(p, q), merge([p, q]), and an observer that echoes into `p`), `dispose`
+// observeNew, combineLatest(p, q), merge([p, q]), outer.switchToLatest() over p and q, and an
+// observer that echoes into `p`), `dispose`
 // and reentrant sends run against the engine and against a plain single-threaded reference model
 // written below; every observer's log must be equal. (Array mutations are model-checked the same
 // way in Tests/BondTests/ObservableArrayPropertyTests.swift: mirrors rebuilt from the events.)
@@ -15,7 +16,7 @@ import Bond
 
 /// The operator chains a program can observe through.
 enum Chain: Int, CaseIterable, CustomStringConvertible {
-  case plain, map, filter, skip, distinct, startWith, echo, reduce, observeNew, combine, merge
+  case plain, map, filter, skip, distinct, startWith, echo, reduce, observeNew, combine, merge, switchLatest
 
   var description: String {
     switch self {
@@ -30,6 +31,7 @@ enum Chain: Int, CaseIterable, CustomStringConvertible {
     case .observeNew: "observeNew"
     case .combine: "combineLatest(p, q){p*10+q}"
     case .merge: "merge([p, q])"
+    case .switchLatest: "outer.switchToLatest()"
     }
   }
 }
@@ -40,14 +42,17 @@ enum Step: CustomStringConvertible {
   case sendQ(Int)
   case observe(Chain)
   case dispose(Int)
+  /// `outer.next(p)` or `outer.next(q)`: what the switchToLatest observers follow.
+  case switchTo(toQ: Bool)
 
   /// Decodes a generated integer: mostly sends (to `p`, some to `q`), some observes, some disposes.
   init(code: Int) {
-    switch code % 7 {
-    case 0, 1, 2: self = .send((code / 7) % 8)
-    case 3: self = .sendQ((code / 7) % 8)
-    case 4, 5: self = .observe(Chain.allCases[(code / 7) % Chain.allCases.count])
-    default: self = .dispose(code / 7)
+    switch code % 8 {
+    case 0, 1, 2: self = .send((code / 8) % 8)
+    case 3: self = .sendQ((code / 8) % 8)
+    case 4, 5: self = .observe(Chain.allCases[(code / 8) % Chain.allCases.count])
+    case 6: self = .dispose(code / 8)
+    default: self = .switchTo(toQ: (code / 8) % 2 == 1)
     }
   }
 
@@ -57,6 +62,7 @@ enum Step: CustomStringConvertible {
     case .sendQ(let value): "q.next(\(value))"
     case .observe(let chain): chain.description
     case .dispose(let index): "dispose(#\(index))"
+    case .switchTo(let toQ): "outer.next(\(toQ ? "q" : "p"))"
     }
   }
 }
@@ -81,7 +87,7 @@ struct Model {
       case .combine:
         latestQ = event
         if let latestP { log.append(latestP * 10 + event) }
-      case .merge: log.append(event)
+      case .merge, .switchLatest: log.append(event)  // switchLatest: fed only while it follows q
       default: break
       }
     }
@@ -92,7 +98,7 @@ struct Model {
       case .combine:
         latestP = event
         if let latestQ { log.append(event * 10 + latestQ) }
-      case .merge: log.append(event)
+      case .merge, .switchLatest: log.append(event)  // switchLatest: fed only while it follows p
       case .plain, .startWith: log.append(event)
       case .map: log.append(event * 3)
       case .filter: if event % 2 == 0 { log.append(event) }
@@ -116,6 +122,8 @@ struct Model {
 
   let replayLength: Int
   var history: [Int] = []
+  /// The inner producer the switchToLatest observers follow: nil, false (p) or true (q).
+  var followsQ: Bool?
   var observers: [Observer] = []
 
   mutating func send(_ value: Int) {
@@ -125,6 +133,7 @@ struct Model {
       history.append(event)
       // Every observer registered before the event; echoes are queued behind it (reentrancy rule).
       for index in observers.indices where observers[index].active {
+        if observers[index].chain == .switchLatest && followsQ != false { continue }
         if let echo = observers[index].feed(event, replayed: false) { queue.append(echo) }
       }
     }
@@ -132,10 +141,31 @@ struct Model {
 
   mutating func sendQ(_ value: Int) {
     // `q` has no replay and no echoing observer: one delivery to its observers.
-    for index in observers.indices where observers[index].active { observers[index].feedQ(value) }
+    for index in observers.indices where observers[index].active {
+      if observers[index].chain == .switchLatest && followsQ != true { continue }
+      observers[index].feedQ(value)
+    }
+  }
+
+  /// A new inner: every switchToLatest observer subscribes to it (and receives its replay).
+  mutating func switchTo(toQ: Bool) {
+    followsQ = toQ
+    guard !toQ else { return }  // q has no replay
+    for index in observers.indices where observers[index].active && observers[index].chain == .switchLatest {
+      for event in history.suffix(replayLength) { _ = observers[index].feed(event, replayed: true) }
+    }
   }
 
   mutating func observe(_ chain: Chain) {
+    if chain == .switchLatest {
+      // The outer replays its current inner (replay 1), whose own replay follows.
+      var observer = Observer(chain: chain)
+      if followsQ == false {
+        for event in history.suffix(replayLength) { _ = observer.feed(event, replayed: true) }
+      }
+      observers.append(observer)
+      return
+    }
     var observer = Observer(chain: chain)
     if chain == .startWith { observer.log.append(-1) }
     var echoes: [Int] = []
@@ -156,6 +186,7 @@ struct Model {
 final class EngineRun {
   let producer: EventProducer<Int>
   let q = EventProducer<Int>()
+  let outer = EventProducer<EventProducer<Int>>(replayLength: 1)
   var logs: [[Int]] = []
   var observations: [any DisposableType] = []
 
@@ -178,6 +209,7 @@ final class EngineRun {
     case .observeNew: observation = producer.observeNew(record)
     case .combine: observation = combineLatest(producer, q).map { $0 * 10 + $1 }.observe(record)
     case .merge: observation = merge([producer, q]).observe(record)
+    case .switchLatest: observation = outer.switchToLatest().observe(record)
     case .echo:
       observation = producer.observe { event in
         record(event)
@@ -205,6 +237,7 @@ final class EngineRun {
         case .sendQ(let value): model.sendQ(value); engine.q.next(value)
         case .observe(let chain): model.observe(chain); engine.observe(chain)
         case .dispose(let index): model.dispose(index); engine.dispose(index)
+        case .switchTo(let toQ): model.switchTo(toQ: toQ); engine.outer.next(toQ ? engine.q : engine.producer)
         }
       }
       let expected = model.observers.map(\.log)
