@@ -275,7 +275,7 @@ public final class ObservableArray<Element>: EventProducerType {
   @inlinable
   func register(_ observer: @escaping (Event) -> Void, registered: (() -> Void)?) -> any DisposableType {
     let token = tokens.wrappingAdd(1, ordering: .relaxed).newValue
-    let relay = ObservableArrayRelay(token: token, observer: observer, registered: registered)
+    let relay = ObservableArrayObserver(token: token, observer: observer, registered: registered)
     // The relay is registered before its replay marker is queued (below), so the producer
     // delivers the marker to it; until then the relay ignores the events it receives.
     let disposable = delivery.observe { relay.receive($0) }
@@ -288,7 +288,7 @@ public final class ObservableArray<Element>: EventProducerType {
   @usableFromInline
   func observeAfterSnapshot(_ observer: @escaping (Event) -> Void) -> (snapshot: [Element], disposable: any DisposableType) {
     let token = tokens.wrappingAdd(1, ordering: .relaxed).newValue
-    let relay = ObservableArrayRelay(token: token, observer: observer, registered: nil)
+    let relay = ObservableArrayObserver(token: token, observer: observer, registered: nil)
     let disposable = delivery.observe { relay.receive($0) }
     let (snapshot, first) = state.withLock { state -> ([Element], ObservableArrayWork<Element>?) in
       (state.publishedArrayLocked, state.enqueueLocked(.start(token: token)))
