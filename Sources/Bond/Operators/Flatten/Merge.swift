@@ -144,7 +144,7 @@ final class MergeSink<Inner: EventProducerType> {
     let disposables = start(
       serializer, registrations: 1, retainsInners: true, countsInnerRegistrations: false,
       observer: observer, registered: registered)
-    let link = OuterLink(serializer: serializer, ended: Input.outerEnded)
+    let link = OuterReleaseNotifier(serializer: serializer, ended: Input.outerEnded)
     disposables.add(outer.observe(
       { event in link.serializer.next(.inner(transform(event))) },
       registered: { serializer.next(.registered) }))

@@ -106,7 +106,7 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
     // The inbox goes first: disposing it stops the deliveries (waiting for one in flight on another
     // thread) and releases the observer and the state; then the outer and the inner are let go.
     let disposables = CompositeDisposable([serializer.observe { sink.receive($0) }])
-    let link = OuterLink(serializer: serializer, ended: Input.outerEnded)
+    let link = OuterReleaseNotifier(serializer: serializer, ended: Input.outerEnded)
     disposables.add(outer.observe(
       { event in link.serializer.next(.inner(transform(event))) },
       registered: { serializer.next(.registered) }))
