@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -22,3 +23,9 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// The documentation build only (Scripts/check-docs sets BOND_DOCS): swift-docc-plugin is never a
+// dependency of an ordinary build, nor of any target.
+if ProcessInfo.processInfo.environment["BOND_DOCS"] != nil {
+  package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

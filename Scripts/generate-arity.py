@@ -48,7 +48,7 @@ combineLatest(email, pass)
 ```""",
     discussion_two="""Nothing is delivered until both have sent; then each event of either delivers one pair of the
 latest event of each. Overloads take 3 to 10 producers and deliver flat tuples, and
-``combineLatest(_:_:_:_:_:_:_:_:_:_:_:_:)`` takes more. See ``CombineLatest``.""",
+``combineLatest(_:)`` takes more. See ``CombineLatest``.""",
     discussion_n="""Nothing is delivered until every producer has sent; then each event of any of them delivers one
 tuple of the latest event of each. See ``CombineLatest``.""",
   ),

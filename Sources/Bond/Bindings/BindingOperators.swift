@@ -13,7 +13,7 @@ infix operator ->> : BindingPrecedence
 /// Two-way binding: `a ->>< b` is `a.bidirectionalBindTo(b)`.
 infix operator ->>< : BindingPrecedence
 
-/// Binds `source` to `target`: ``EventProducerType/bindTo(_:)``.
+/// Binds `source` to `target`: ``EventProducerType/bindTo(_:)-mchj``.
 /// - Returns: a disposable that ends the binding.
 @inlinable
 @discardableResult
@@ -23,7 +23,7 @@ public func ->> <Source: EventProducerType, Target: BindableType>(
   source.bindTo(target)
 }
 
-/// Binds `source` to an optional `target`: ``EventProducerType/bindTo(_:)``.
+/// Binds `source` to an optional `target`: ``EventProducerType/bindTo(_:)-7qwee``.
 /// - Returns: a disposable that ends the binding.
 @inlinable
 @discardableResult
@@ -33,7 +33,7 @@ public func ->> <Source: EventProducerType, Target: BindableType>(
   source.bindTo(target)
 }
 
-/// Binds `left` and `right` both ways: ``EventProducerType/bidirectionalBindTo(_:)``.
+/// Binds `left` and `right` both ways: ``EventProducerType/bidirectionalBindTo(_:)-2k9ah``.
 /// - Returns: a disposable that ends both directions.
 @inlinable
 @discardableResult
@@ -45,7 +45,7 @@ where Left.Element == Left.Event, Right.Event == Left.Event, Right.Element == Le
 }
 
 /// Binds `left` and `right` both ways, for `Equatable` values (cycles settle):
-/// ``EventProducerType/bidirectionalBindTo(_:)``.
+/// ``EventProducerType/bidirectionalBindTo(_:)-3zoi4``.
 /// - Returns: a disposable that ends both directions.
 @inlinable
 @discardableResult

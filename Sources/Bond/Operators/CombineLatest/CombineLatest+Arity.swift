@@ -13,7 +13,7 @@
 ///
 /// Nothing is delivered until both have sent; then each event of either delivers one pair of the
 /// latest event of each. Overloads take 3 to 10 producers and deliver flat tuples, and
-/// ``combineLatest(_:_:_:_:_:_:_:_:_:_:_:_:)`` takes more. See ``CombineLatest``.
+/// ``combineLatest(_:)`` takes more. See ``CombineLatest``.
 /// - Returns: a lazy producer of `(P1.Event, P2.Event)`.
 @inlinable
 public func combineLatest<

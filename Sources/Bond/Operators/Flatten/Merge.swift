@@ -184,7 +184,7 @@ final class MergeSink<Inner: EventProducerType> {
 }
 
 /// A producer of the existential type `any EventProducerType<Event>`, usable where a concrete
-/// conforming type is needed (``merge(_:)-([any EventProducerType<E>])``).
+/// conforming type is needed (``merge(_:)->EventProducerType<E>``).
 @usableFromInline
 struct ExistentialProducer<Event>: EventProducerType {
   @usableFromInline let base: any EventProducerType<Event>

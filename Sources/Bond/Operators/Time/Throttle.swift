@@ -89,7 +89,7 @@ public struct Throttle<Upstream: EventProducerType, S: Scheduler>: EventProducer
   }
 
   /// Registers `observer`; `registered` is called on the scheduler right after the events that
-  /// come from the registration (the upstream's replay), see ``ThrottleStateMachine``.
+  /// come from the registration (the upstream's replay), see `ThrottleStateMachine`.
   @inlinable
   @discardableResult
   public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
