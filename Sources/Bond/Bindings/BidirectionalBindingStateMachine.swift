@@ -1,4 +1,4 @@
-/// The decisions of a two-way binding (``EventProducerType/bidirectionalBindTo(_:)``): whether a
+/// The decisions of a two-way binding (``EventProducerType/bidirectionalBindTo(_:)-2k9ah``): whether a
 /// value received from one side goes to the other. A pure value: the binding keeps it in a
 /// `LockedState`, calls one method per event under the lock, and feeds the value into the other
 /// side after unlocking when the answer is ``Action/forward``.
