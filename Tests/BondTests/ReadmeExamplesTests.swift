@@ -1,5 +1,6 @@
-// The README examples story: the code of every block of Documentation/ReadmeExamples.md, compiled
-// and run; `print` is captured so the `// prints:` comments are checked. Keep both files in sync.
+// The README examples story: the code of every block of Sources/Bond/Bond.docc/ReadmeExamples.md,
+// compiled and run; `print` is captured so the `// prints:` comments are checked. Keep both files in
+// sync.
 import Foundation
 import Testing
 import Bond
