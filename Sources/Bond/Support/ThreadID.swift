@@ -9,9 +9,3 @@ import Musl
 func currentThreadID() -> UInt {
   UInt(pthread_self())  // Linux: `pthread_t` is an integer
 }
-
-/// Gives the processor to another thread: used by a disposer waiting for a delivery in flight.
-@usableFromInline
-func yieldThread() {
-  sched_yield()
-}
