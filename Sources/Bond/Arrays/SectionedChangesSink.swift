@@ -104,7 +104,7 @@ final class SectionedChangesSink<Row> {
   @usableFromInline
   func unsubscribe(_ id: Int) {
     let disposable = inners.withLock { inners in inners?.removeValue(forKey: id) }
-    // Disposed outside the lock: disposal may wait for a delivery in flight.
+    // Disposed outside the lock: disposal may purge at once, which releases user closures.
     disposable?.dispose()
   }
 

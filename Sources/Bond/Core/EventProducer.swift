@@ -10,7 +10,7 @@ import Synchronization
 /// observation.dispose()
 /// ```
 ///
-/// Guarantees (see the README's "Contract"):
+/// Guarantees (the whole statement: <doc:Contract>):
 /// - `next` may be called from any number of threads at once; every event reaches every observer
 ///   registered before it and not disposed; observers are never called concurrently; events from
 ///   one thread arrive in the order it sent them; every observer sees the same order.

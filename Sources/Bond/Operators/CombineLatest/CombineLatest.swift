@@ -55,8 +55,9 @@ public struct CombineLatest<Event>: EventProducerType {
       "combineLatest: the tuple layout differs from the compiler's")
     let serializer = EventProducer<Int>()
     let sink = CombineLatestSink(slots: parts.map(\.slot), observer: observer, registered: registered)
-    // The inbox goes first: disposing it stops the deliveries (waiting for one in flight on
-    // another thread) and releases the observer and the latest events; then the upstreams are let go.
+    // The inbox goes first: disposing it starts no new delivery (one in flight on another thread
+    // runs to its end, never waited for) and releases the observer and the latest events once no
+    // delivery runs; then the upstreams are let go.
     let disposables = CompositeDisposable([serializer.observe { sink.receive($0) }])
     for (position, part) in parts.enumerated() {
       disposables.add(part.observe(position, serializer))

@@ -166,8 +166,9 @@ final class MergeSink<Inner: EventProducerType> {
   }
 
   /// Registers the sink on `serializer`; returns the observation's disposables, the inbox first:
-  /// disposing it stops the deliveries (waiting for one in flight on another thread) and releases
-  /// the observer and the state; then the outer and the inners are let go.
+  /// disposing it starts no new delivery (one in flight on another thread runs to its end, never
+  /// waited for) and releases the observer and the state once no delivery runs; then the outer and
+  /// the inners are let go.
   @inlinable
   static func start(
     _ serializer: EventProducer<Input>, registrations: Int, retainsInners: Bool, countsInnerRegistrations: Bool,
