@@ -10,7 +10,7 @@ let package = Package(
   ],
   dependencies: [
     // Tests only: the Bond library itself depends on nothing but the toolchain.
-    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1")
   ],
   targets: [
     .target(name: "Bond"),
@@ -19,7 +19,8 @@ let package = Package(
     .testTarget(name: "BondStressTests", dependencies: ["Bond", "BondTesting"]),
     .testTarget(
       name: "BondModelTests",
-      dependencies: ["Bond", "BondTesting", .product(name: "PropertyBased", package: "swift-property-based")]),
+      dependencies: ["Bond", "BondTesting", .product(name: "PropertyBased", package: "swift-property-based")]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

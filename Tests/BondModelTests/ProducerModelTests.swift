@@ -68,7 +68,8 @@ enum Step: CustomStringConvertible {
 }
 
 /// The echo chain's observer sends `value + 50` back into the producer for values below 5.
-let echoLimit = 5, echoOffset = 50
+let echoLimit = 5
+let echoOffset = 50
 
 /// The reference model: single-threaded, obviously correct, no engine code.
 struct Model {
@@ -76,9 +77,9 @@ struct Model {
     let chain: Chain
     var log: [Int] = []
     var active = true
-    var seen = 0          // skip
-    var last: Int?        // distinct
-    var sum = 0           // reduce
+    var seen = 0  // skip
+    var last: Int?  // distinct
+    var sum = 0  // reduce
     var latestP: Int?, latestQ: Int?  // combine
 
     /// Feeds one event of `q` (only combine and merge observe it).
@@ -227,17 +228,29 @@ final class EngineRun {
 
 @Suite struct ProducerModelTests {
   @Test func randomProgramsMatchTheModel() async {
-    await propertyCheck(count: 2_000, input: Gen.int(in: 0...3), Gen.int(in: 0...599).array(of: 0...40)) { replay, codes in
+    await propertyCheck(count: 2_000, input: Gen.int(in: 0...3), Gen.int(in: 0...599).array(of: 0...40)) {
+      replay,
+      codes in
       let steps = codes.map(Step.init(code:))
       var model = Model(replayLength: replay)
       let engine = EngineRun(replayLength: replay)
       for step in steps {
         switch step {
-        case .send(let value): model.send(value); engine.producer.next(value)
-        case .sendQ(let value): model.sendQ(value); engine.q.next(value)
-        case .observe(let chain): model.observe(chain); engine.observe(chain)
-        case .dispose(let index): model.dispose(index); engine.dispose(index)
-        case .switchTo(let toQ): model.switchTo(toQ: toQ); engine.outer.next(toQ ? engine.q : engine.producer)
+        case .send(let value):
+          model.send(value)
+          engine.producer.next(value)
+        case .sendQ(let value):
+          model.sendQ(value)
+          engine.q.next(value)
+        case .observe(let chain):
+          model.observe(chain)
+          engine.observe(chain)
+        case .dispose(let index):
+          model.dispose(index)
+          engine.dispose(index)
+        case .switchTo(let toQ):
+          model.switchTo(toQ: toQ)
+          engine.outer.next(toQ ? engine.q : engine.producer)
         }
       }
       let expected = model.observers.map(\.log)

@@ -40,4 +40,3 @@ final class LazyArray<Element>: @unchecked Sendable {
     }
   }
 }
-

@@ -37,14 +37,24 @@ final class SectionedChangesSink<Row> {
       let oldCount = sections.count
       apply(event.operation)
       let changes = event.operation.changeset(oldCount: oldCount)
-      observer(ObservableArraySectionedEvent(sections: sections, changeset: ObservableArraySectionedChangeset(sections: changes)))
+      observer(
+        ObservableArraySectionedEvent(
+          sections: sections,
+          changeset: ObservableArraySectionedChangeset(sections: changes)
+        )
+      )
     case .inner(let id, let event):
       // An event of an inner array removed meanwhile (already unsubscribed) is dropped.
       guard let section = sectionIDs.firstIndex(of: id) else { return }
       let oldCount = sections[section].count
       event.operation.apply(to: &sections[section])
       let changes = event.operation.changeset(oldCount: oldCount)
-      observer(ObservableArraySectionedEvent(sections: sections, changeset: ObservableArraySectionedChangeset(rows: changes, inSection: section)))
+      observer(
+        ObservableArraySectionedEvent(
+          sections: sections,
+          changeset: ObservableArraySectionedChangeset(rows: changes, inSection: section)
+        )
+      )
     case .registered:
       if let registered {
         self.registered = nil

@@ -18,7 +18,8 @@ infix operator ->>< : BindingPrecedence
 @inlinable
 @discardableResult
 public func ->> <Source: EventProducerType, Target: BindableType>(
-  source: Source, target: Target
+  source: Source,
+  target: Target
 ) -> any DisposableType where Target.Element == Source.Event {
   source.bindTo(target)
 }
@@ -28,7 +29,8 @@ public func ->> <Source: EventProducerType, Target: BindableType>(
 @inlinable
 @discardableResult
 public func ->> <Source: EventProducerType, Target: BindableType>(
-  source: Source, target: Target
+  source: Source,
+  target: Target
 ) -> any DisposableType where Target.Element == Source.Event? {
   source.bindTo(target)
 }
@@ -38,7 +40,8 @@ public func ->> <Source: EventProducerType, Target: BindableType>(
 @inlinable
 @discardableResult
 public func ->>< <Left: EventProducerType & BindableType, Right: EventProducerType & BindableType>(
-  left: Left, right: Right
+  left: Left,
+  right: Right
 ) -> any DisposableType
 where Left.Element == Left.Event, Right.Event == Left.Event, Right.Element == Left.Event {
   left.bidirectionalBindTo(right)
@@ -50,7 +53,8 @@ where Left.Element == Left.Event, Right.Event == Left.Event, Right.Element == Le
 @inlinable
 @discardableResult
 public func ->>< <Left: EventProducerType & BindableType, Right: EventProducerType & BindableType>(
-  left: Left, right: Right
+  left: Left,
+  right: Right
 ) -> any DisposableType
 where Left.Element == Left.Event, Right.Event == Left.Event, Right.Element == Left.Event, Left.Event: Equatable {
   left.bidirectionalBindTo(right)

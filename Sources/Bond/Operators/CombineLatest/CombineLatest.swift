@@ -52,7 +52,8 @@ public struct CombineLatest<Event>: EventProducerType {
     let parts = sources.map { $0.makeSlot(&layout) }
     precondition(
       layout.size == MemoryLayout<Event>.size && layout.alignment == MemoryLayout<Event>.alignment,
-      "combineLatest: the tuple layout differs from the compiler's")
+      "combineLatest: the tuple layout differs from the compiler's"
+    )
     let serializer = EventProducer<Int>()
     let sink = CombineLatestSink(slots: parts.map(\.slot), observer: observer, registered: registered)
     // The inbox goes first: disposing it starts no new delivery (one in flight on another thread
@@ -94,7 +95,8 @@ struct CombineLatestSource {
             queue.push(event)
             serializer.next(position)
           },
-          registered: { serializer.next(CombineLatestStateMachine.registeredMarker) })
+          registered: { serializer.next(CombineLatestStateMachine.registeredMarker) }
+        )
       }
       return (CombineLatestSlot(queue), observe)
     }

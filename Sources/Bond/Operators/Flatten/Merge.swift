@@ -100,8 +100,12 @@ final class MergeSink<Inner: EventProducerType> {
 
   @inlinable
   init(
-    serializer: EventProducer<Input>, disposables: CompositeDisposable, machine: MergeStateMachine<Inner>,
-    countsInnerRegistrations: Bool, observer: @escaping (Inner.Event) -> Void, registered: @escaping () -> Void
+    serializer: EventProducer<Input>,
+    disposables: CompositeDisposable,
+    machine: MergeStateMachine<Inner>,
+    countsInnerRegistrations: Bool,
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
   ) {
     self.serializer = serializer
     self.disposables = disposables
@@ -137,29 +141,46 @@ final class MergeSink<Inner: EventProducerType> {
   /// Starts a merge observation of `outer`, each event `transform`ed into an inner producer.
   @inlinable
   static func observe<Outer: EventProducerType>(
-    outer: Outer, transform: @escaping (Outer.Event) -> Inner,
-    observer: @escaping (Inner.Event) -> Void, registered: @escaping () -> Void
+    outer: Outer,
+    transform: @escaping (Outer.Event) -> Inner,
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     let serializer = EventProducer<Input>()
     let disposables = start(
-      serializer, registrations: 1, retainsInners: true, countsInnerRegistrations: false,
-      observer: observer, registered: registered)
+      serializer,
+      registrations: 1,
+      retainsInners: true,
+      countsInnerRegistrations: false,
+      observer: observer,
+      registered: registered
+    )
     let link = OuterReleaseNotifier(serializer: serializer, ended: Input.outerEnded)
-    disposables.add(outer.observe(
-      { event in link.serializer.next(.inner(transform(event))) },
-      registered: { serializer.next(.registered) }))
+    disposables.add(
+      outer.observe(
+        { event in link.serializer.next(.inner(transform(event))) },
+        registered: { serializer.next(.registered) }
+      )
+    )
     return disposables
   }
 
   /// Starts a merge observation of `producers`.
   @inlinable
   static func observe(
-    _ producers: [Inner], observer: @escaping (Inner.Event) -> Void, registered: @escaping () -> Void
+    _ producers: [Inner],
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     let serializer = EventProducer<Input>()
     let disposables = start(
-      serializer, registrations: Swift.max(producers.count, 1), retainsInners: false,
-      countsInnerRegistrations: true, observer: observer, registered: registered)
+      serializer,
+      registrations: Swift.max(producers.count, 1),
+      retainsInners: false,
+      countsInnerRegistrations: true,
+      observer: observer,
+      registered: registered
+    )
     for producer in producers { serializer.next(.inner(producer)) }
     if producers.isEmpty { serializer.next(.registered) }
     return disposables
@@ -171,14 +192,22 @@ final class MergeSink<Inner: EventProducerType> {
   /// the inners are let go.
   @inlinable
   static func start(
-    _ serializer: EventProducer<Input>, registrations: Int, retainsInners: Bool, countsInnerRegistrations: Bool,
-    observer: @escaping (Inner.Event) -> Void, registered: @escaping () -> Void
+    _ serializer: EventProducer<Input>,
+    registrations: Int,
+    retainsInners: Bool,
+    countsInnerRegistrations: Bool,
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> CompositeDisposable {
     let disposables = CompositeDisposable()
     let sink = MergeSink(
-      serializer: serializer, disposables: disposables,
+      serializer: serializer,
+      disposables: disposables,
       machine: MergeStateMachine(registrations: registrations, retainsInners: retainsInners),
-      countsInnerRegistrations: countsInnerRegistrations, observer: observer, registered: registered)
+      countsInnerRegistrations: countsInnerRegistrations,
+      observer: observer,
+      registered: registered
+    )
     disposables.add(serializer.observe { sink.receive($0) })
     return disposables
   }

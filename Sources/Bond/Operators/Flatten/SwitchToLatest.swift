@@ -61,8 +61,10 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
 
   @inlinable
   init(
-    serializer: EventProducer<Input>, current: SerialDisposable,
-    observer: @escaping (Inner.Event) -> Void, registered: @escaping () -> Void
+    serializer: EventProducer<Input>,
+    current: SerialDisposable,
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
   ) {
     self.serializer = serializer
     self.current = current
@@ -97,8 +99,10 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
   /// Starts a switchToLatest observation of `outer`, each event `transform`ed into an inner.
   @inlinable
   static func observe<Outer: EventProducerType>(
-    outer: Outer, transform: @escaping (Outer.Event) -> Inner,
-    observer: @escaping (Inner.Event) -> Void, registered: @escaping () -> Void
+    outer: Outer,
+    transform: @escaping (Outer.Event) -> Inner,
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     let serializer = EventProducer<Input>()
     let current = SerialDisposable()
@@ -108,9 +112,12 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
     // runs; then the outer and the inner are let go.
     let disposables = CompositeDisposable([serializer.observe { sink.receive($0) }])
     let link = OuterReleaseNotifier(serializer: serializer, ended: Input.outerEnded)
-    disposables.add(outer.observe(
-      { event in link.serializer.next(.inner(transform(event))) },
-      registered: { serializer.next(.registered) }))
+    disposables.add(
+      outer.observe(
+        { event in link.serializer.next(.inner(transform(event))) },
+        registered: { serializer.next(.registered) }
+      )
+    )
     disposables.add(current)
     return disposables
   }

@@ -141,7 +141,8 @@ final class ThrottleSink<Event: Sendable, S: Scheduler>: DisposableType {
     // The hand-over to the delivery is queued inside this lock (in decision order: see
     // ScheduledDelivery.enqueue); everything else is performed outside it, where the scheduler
     // and the delivery may run user code.
-    let (action, handOver) = state.withLock { machine -> (ThrottleStateMachine<Event>.ReceiveAction, ScheduledDelivery<Event, S>.Machine.ReceiveAction?) in
+    let (action, handOver) = state.withLock {
+      machine -> (ThrottleStateMachine<Event>.ReceiveAction, ScheduledDelivery<Event, S>.Machine.ReceiveAction?) in
       let action = machine.eventReceived(event)
       switch action {
       case .deliverAndOpenWindow(let event, _): return (action, delivery.enqueue(event))
@@ -178,7 +179,8 @@ final class ThrottleSink<Event: Sendable, S: Scheduler>: DisposableType {
   @usableFromInline
   func windowEnded(_ generation: UInt64) {
     // Queued inside the lock, in decision order (see `receive`).
-    let (action, handOver) = state.withLock { machine -> (ThrottleStateMachine<Event>.EndAction, ScheduledDelivery<Event, S>.Machine.ReceiveAction?) in
+    let (action, handOver) = state.withLock {
+      machine -> (ThrottleStateMachine<Event>.EndAction, ScheduledDelivery<Event, S>.Machine.ReceiveAction?) in
       let action = machine.windowEnded(generation: generation)
       switch action {
       case .none: return (action, nil)
