@@ -48,9 +48,9 @@ import Synchronization
 
 extension EventProducer {
   @inlinable
-  func register(_ observer: @escaping (Event) -> Void, registered: (() -> Void)?) -> any DisposableType {
+  func register(_ observer: EventObserver<Event>) -> any DisposableType {
     let observation = Observation(producer: self)
-    let box = ObserverBox(handler: observer, observation: observation, registered: registered)
+    let box = ObserverBox(observer: observer, observation: observation)
     liveObservers.add(1, ordering: .relaxed)
     liveObservations.add(1, ordering: .relaxed)
     if isManaged { retainWhileObserved() }
@@ -93,6 +93,7 @@ extension EventProducer {
       case .event(let event): deliverDraining(event)
       case .register(let box): registerDraining(box)
       case .purge: purgeDraining()
+      case .finish: endDraining()
       }
       // relaxed: a hint only; purgeDraining's exchange is what orders the purge after the flags.
       if purgeRequested.load(ordering: .relaxed) { purgeDraining() }
@@ -102,6 +103,8 @@ extension EventProducer {
   /// Delivers `event` to every registered observer that is not disposed, and records it for replay.
   @inlinable
   func deliverDraining(_ event: Event) {
+    // After the end an event reaches nobody and enters no replay.
+    if hasEnded { return }
     if replayLength > 0 { replay.append(event) }
     guard let observers else { return }
     // Registrations and purges never run inside this loop (they are work items of their own), so
@@ -126,9 +129,28 @@ extension EventProducer {
       if !observation.disposed.load(ordering: .acquiring) { registered() }
     }
     guard !observation.disposed.load(ordering: .acquiring) else { return }
+    if hasEnded {
+      box.end(countingIn: self)  // registered after the end: the replay, then the end, at once
+      return
+    }
     if observersCount == observersCapacity { growObserversDraining() }
     observers.unsafelyUnwrapped[observersCount] = Unmanaged.passRetained(box)
     observersCount += 1
+  }
+
+  /// Delivers the end: each observer not disposed receives `finished`, in order, and is released.
+  /// A `finished` closure runs while this thread holds the rights: what it sends, observes or
+  /// disposes is queued (a later `next` then reaches nobody), and the buffer is stable meanwhile.
+  @inlinable
+  func endDraining() {
+    hasEnded = true
+    guard let observers else { return }
+    let count = observersCount
+    for index in 0..<count {
+      observers[index]._withUnsafeGuaranteedRef { $0.end(countingIn: self) }
+    }
+    observersCount = 0
+    for index in 0..<count { observers[index].release() }
   }
 
   @inlinable

@@ -40,6 +40,8 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// it between work items and purges at once, so a disposed observer's closure is released after
   /// the delivery running now, not behind the whole backlog.
   @usableFromInline let purgeRequested = Atomic<Bool>(false)
+  /// Set by the first `finish()` (``isFinished``); the end itself travels as `Work.finish`.
+  @usableFromInline let finishRequested = Atomic<Bool>(false)
 
   // Drainer-owned state: touched only by the thread holding the delivery rights (`wip` > 0),
   // which the acquire/release operations on `wip` hand from one drainer to the next.
@@ -49,6 +51,9 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   @exclusivity(unchecked) @usableFromInline var replay: ReplayBuffer<Event>
   /// The drainer's empty queue, swapped with `pending.queue` to take a whole batch in one lock.
   @exclusivity(unchecked) @usableFromInline var batch = WorkQueue<Work>()
+  /// Whether the end has been delivered: later events reach nobody and enter no replay; a later
+  /// observer gets the replay, then the end.
+  @exclusivity(unchecked) @usableFromInline var hasEnded = false
 
   /// Managed lifetime, bindings to this producer and the bridge's disposable.
   @usableFromInline let lifecycle: LockedState<Lifecycle>
@@ -60,6 +65,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     case event(Event)
     case register(ObserverBox<Event>)
     case purge
+    case finish
   }
 
   @usableFromInline
@@ -114,16 +120,16 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   }
 
   deinit {
-    // The observations still live end with the producer: each reports `isDisposed` (Bond v4), and a
-    // later dispose() finds the flag set and does nothing. No thread holds the delivery rights (a
-    // drainer holds the producer), and the pending queue is empty (every push precedes its count,
-    // and the last drainer drained until the count was 0), so `observers` is all there is.
-    liveObservations.subtract(liveObservers.load(ordering: .relaxed), ordering: .relaxed)
+    // The observations still live end with the producer: each receives `finished` after its last
+    // event and reports `isDisposed`; a later dispose() finds the flag set and does nothing. No
+    // thread holds the delivery rights (a drainer holds the producer), and the pending queue is
+    // empty (every push precedes its count, and the last drainer drained until the count was 0),
+    // so `observers` is all there is.
     if let observers {
-      for index in 0..<observersCount {
-        // releasing: pairs with the acquiring load of `isDisposed`.
-        observers[index]._withUnsafeGuaranteedRef { $0.observation.disposed.store(true, ordering: .releasing) }
-        observers[index].release()
+      let count = observersCount
+      observersCount = 0
+      for index in 0..<count {
+        observers[index].takeRetainedValue().end(countingIn: self, inDeinit: true)
       }
       observers.deallocate()
     }
@@ -155,18 +161,33 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     }
   }
 
-  /// Registers `observer`: it receives the replay, then every later event.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    register(observer, registered: nil)
+  /// Ends the stream: every observer registered before it receives every event sent before it,
+  /// then its `finished` closure, once; its observation is then disposed and its closures released.
+  /// A later `next` reaches nobody and does not enter the replay; a later observer receives the
+  /// replay, then `finished`, at once. Thread-safe; a second call is harmless; from inside an
+  /// observer it is queued after the current event, like a `next`.
+  public func finish() {
+    // acquiringAndReleasing: one winner queues the end.
+    guard !finishRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
+      endDraining()
+      finishDraining(accounted: 1)
+    } else {
+      submitContended(.finish)
+    }
   }
 
-  /// Registers `observer` and calls `registered` right after its replay, before any later event.
+  /// Whether ``finish()`` has been called (its end may still be on its way to the observers).
+  public var isFinished: Bool {
+    finishRequested.load(ordering: .acquiring)
+  }
+
+  /// Registers `observer`: the replay, then every later event, then the end; `registered` right
+  /// after the replay, before any later event.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    register(observer, registered: registered)
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    register(observer)
   }
 
   /// Returns a function that sends into this producer. It holds the producer weakly; the producer

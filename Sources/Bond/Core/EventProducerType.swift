@@ -13,28 +13,60 @@ public protocol EventProducerType<Event> {
   /// The most events a new observer can receive at registration (its replay).
   var replayLength: Int { get }
 
+  /// Registers `observer`: it first receives the replay, then every later event, then the end
+  /// (``EventObserver/finished``) if the stream ends; `registered` right after the replay.
+  ///
+  /// The one method every producer and operator of Bond implements. The default implementation,
+  /// for a type that implements only ``observe(_:)``, calls `registered` when ``observe(_:)``
+  /// returns (exact for a producer that delivers its replay synchronously) and never ends.
+  /// - Returns: a disposable that ends the observation (without calling `finished`).
+  @discardableResult
+  func observe(with observer: EventObserver<Event>) -> any DisposableType
+
   /// Registers `observer`: it first receives the replay, then every later event.
   /// - Returns: a disposable that ends the observation.
   @discardableResult
   func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType
+}
+
+extension EventProducerType {
+  /// Registers `observer`: it first receives the replay, then every later event.
+  /// - Returns: a disposable that ends the observation.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
+    observe(with: EventObserver(observer))
+  }
+
+  /// The default for a type that implements only ``observe(_:)``: see the requirement.
+  @inlinable
+  @discardableResult
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    let disposable = observe(observer.event)
+    observer.registered?()
+    return disposable
+  }
 
   /// Registers `observer` and calls `registered` in delivery order right after the events that the
   /// registration itself delivers (the replay, and what a chain derives from it), before any
   /// later event. ``observeNew(_:)`` is built on it.
-  ///
-  /// The default implementation calls `registered` when ``observe(_:)`` returns, which is exact
-  /// for a producer that delivers its replay synchronously.
-  @discardableResult
-  func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType
-}
-
-extension EventProducerType {
   @inlinable
   @discardableResult
   public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    let disposable = observe(observer)
-    registered()
-    return disposable
+    observe(with: EventObserver(observer, registered: registered))
+  }
+
+  /// Registers `observer` for the events and `finished` for the end of the stream: `finished` is
+  /// called once, after the last event, when the producer finishes (``EventProducer/finish()``) or
+  /// is deallocated; the observation is then disposed. Never called after `dispose()`.
+  ///
+  /// ```swift
+  /// producer.observe { print($0) } finished: { print("done") }
+  /// ```
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void, finished: @escaping () -> Void) -> any DisposableType {
+    observe(with: EventObserver(observer, finished: finished))
   }
 }
 

@@ -35,18 +35,12 @@ public final class Observable<Value>: EventProducerType, BindableType {
     producer.nextKeepingLatest(value)
   }
 
-  /// Registers `observer`: it receives the current value, then every later one.
+  /// Registers `observer`: it receives the current value, then every later one; `registered`
+  /// right after the current value; `finished` when the observable is deallocated.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Value) -> Void) -> any DisposableType {
-    producer.observe(observer)
-  }
-
-  /// Registers `observer` and calls `registered` right after the current value.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Value) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    producer.observe(observer, registered: registered)
+  public func observe(with observer: EventObserver<Value>) -> any DisposableType {
+    producer.observe(with: observer)
   }
 
   /// The number of observations that are registered and not disposed.

@@ -37,11 +37,29 @@ final class ObserverBox<Event> {
   @usableFromInline let observation: Observation<Event>
   /// Called once, right after the replay; then dropped. Drainer-owned.
   @usableFromInline var registered: (() -> Void)?
+  /// Called once at the end of the stream, unless disposed first. Drainer-owned.
+  @usableFromInline var finished: (() -> Void)?
 
   @inlinable
-  init(handler: @escaping (Event) -> Void, observation: Observation<Event>, registered: (() -> Void)?) {
-    self.handler = handler
+  init(observer: EventObserver<Event>, observation: Observation<Event>) {
+    self.handler = observer.event
     self.observation = observation
-    self.registered = registered
+    self.registered = observer.registered
+    self.finished = observer.finished
+  }
+
+  /// The stream ended (or the producer is being deallocated, `inDeinit`): unless the observation
+  /// was disposed first, marks it disposed, uncounts it and calls `finished`. Called by the drainer
+  /// (or by `deinit`, when no thread can hold the rights), so never concurrently with a delivery.
+  @inlinable
+  func end(countingIn producer: EventProducer<Event>, inDeinit: Bool = false) {
+    // acquiringAndReleasing: exactly one of this and a racing dispose() wins the flag.
+    guard !observation.disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    producer.liveObservers.subtract(1, ordering: .relaxed)
+    liveObservations.subtract(1, ordering: .relaxed)
+    if producer.isManaged && !inDeinit { producer.releaseWhenUnobserved() }
+    let finished = self.finished
+    self.finished = nil
+    finished?()
   }
 }

@@ -16,30 +16,20 @@ public struct Distinct<Upstream: EventProducerType>: EventProducerType where Ups
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the upstream, dropping an event equal to the one this observer received last.
+  /// Observes the upstream once for `observer`: the events as described above; the end and
+  /// `registered` pass through.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Upstream.Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Observes the upstream, dropping repeats; `registered` is forwarded as is.
-  @inlinable
-  @discardableResult
-  public func observe(
-    _ observer: @escaping (Upstream.Event) -> Void,
-    registered: @escaping () -> Void
-  ) -> any DisposableType {
+  public func observe(with observer: EventObserver<Upstream.Event>) -> any DisposableType {
     // Per-observer state, captured once at subscription. Delivery to one observer is never
     // concurrent (guarantee 1), so a plain captured var is safe here.
     var last: Upstream.Event?
     return upstream.observe(
-      { event in
+      with: observer.withEvent { event in
         if let previous = last, previous == event { return }
         last = event
-        observer(event)
-      },
-      registered: registered
+        observer.event(event)
+      }
     )
   }
 }

@@ -18,22 +18,13 @@ public struct Filter<Upstream: EventProducerType>: EventProducerType {
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the upstream, delivering the events that pass the test.
+  /// Observes the upstream once for `observer`: the events as described above; the end and
+  /// `registered` pass through.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Upstream.Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Observes the upstream, delivering the events that pass the test; `registered` is forwarded as is.
-  @inlinable
-  @discardableResult
-  public func observe(
-    _ observer: @escaping (Upstream.Event) -> Void,
-    registered: @escaping () -> Void
-  ) -> any DisposableType {
+  public func observe(with observer: EventObserver<Upstream.Event>) -> any DisposableType {
     let isIncluded = self.isIncluded
-    return upstream.observe({ event in if isIncluded(event) { observer(event) } }, registered: registered)
+    return upstream.observe(with: observer.withEvent { event in if isIncluded(event) { observer.event(event) } })
   }
 }
 

@@ -15,21 +15,12 @@ public struct IgnoreNil<Upstream: EventProducerType>: EventProducerType where Up
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the upstream, delivering its non-`nil` events unwrapped.
+  /// Observes the upstream once for `observer`: the events as described above; the end and
+  /// `registered` pass through.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Upstream.Event.Wrapped) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Observes the upstream, delivering its non-`nil` events unwrapped; `registered` is forwarded as is.
-  @inlinable
-  @discardableResult
-  public func observe(
-    _ observer: @escaping (Upstream.Event.Wrapped) -> Void,
-    registered: @escaping () -> Void
-  ) -> any DisposableType {
-    upstream.observe({ event in if let value = event.optional { observer(value) } }, registered: registered)
+  public func observe(with observer: EventObserver<Upstream.Event.Wrapped>) -> any DisposableType {
+    upstream.observe(with: observer.withEvent { event in if let value = event.optional { observer.event(value) } })
   }
 }
 

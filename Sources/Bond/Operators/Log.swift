@@ -22,32 +22,31 @@ public struct Log<Upstream: EventProducerType>: EventProducerType {
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the upstream, logging every event, the registration and the disposal.
+  /// Observes the upstream once for `observer`: the events as described above; the end and
+  /// `registered` pass through.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Upstream.Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Observes the upstream, logging every event, the registration and the disposal.
-  @inlinable
-  @discardableResult
-  public func observe(
-    _ observer: @escaping (Upstream.Event) -> Void,
-    registered: @escaping () -> Void
-  ) -> any DisposableType {
+  public func observe(with observer: EventObserver<Upstream.Event>) -> any DisposableType {
     let tag = self.tag
     let output = self.output
     output("\(tag) observe (thread \(logThreadName()))")
+    let finished = observer.finished
+    let registered = observer.registered
     let observation = upstream.observe(
-      { event in
-        output("\(tag) event: \(event) (thread \(logThreadName()))")
-        observer(event)
-      },
-      registered: {
-        output("\(tag) registered (thread \(logThreadName()))")
-        registered()
-      }
+      with: EventObserver(
+        { event in
+          output("\(tag) event: \(event) (thread \(logThreadName()))")
+          observer.event(event)
+        },
+        finished: {
+          output("\(tag) finished (thread \(logThreadName()))")
+          finished?()
+        },
+        registered: {
+          output("\(tag) registered (thread \(logThreadName()))")
+          registered?()
+        }
+      )
     )
     return LogDisposable(observation: observation) { output("\(tag) disposed (thread \(logThreadName()))") }
   }

@@ -19,22 +19,13 @@ public struct Map<Upstream: EventProducerType, Output>: EventProducerType {
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the upstream, delivering each event transformed.
+  /// Observes the upstream once for `observer`: the events as described above; the end and
+  /// `registered` pass through.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Output) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Observes the upstream, delivering each event transformed; `registered` is forwarded as is.
-  @inlinable
-  @discardableResult
-  public func observe(
-    _ observer: @escaping (Output) -> Void,
-    registered: @escaping () -> Void
-  ) -> any DisposableType {
+  public func observe(with observer: EventObserver<Output>) -> any DisposableType {
     let transform = self.transform
-    return upstream.observe({ event in observer(transform(event)) }, registered: registered)
+    return upstream.observe(with: observer.withEvent { event in observer.event(transform(event)) })
   }
 }
 

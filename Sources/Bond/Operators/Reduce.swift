@@ -22,31 +22,20 @@ public struct Reduce<Upstream: EventProducerType, Output>: EventProducerType {
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the upstream, delivering the accumulation after each event.
+  /// Observes the upstream once for `observer`: the events as described above; the end and
+  /// `registered` pass through.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Output) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Observes the upstream, delivering the accumulation after each event; `registered` is
-  /// forwarded as is.
-  @inlinable
-  @discardableResult
-  public func observe(
-    _ observer: @escaping (Output) -> Void,
-    registered: @escaping () -> Void
-  ) -> any DisposableType {
+  public func observe(with observer: EventObserver<Output>) -> any DisposableType {
     let combine = self.combine
     // Per-observer state, captured once at subscription. Delivery to one observer is never
     // concurrent (guarantee 1), so a plain captured var is safe here.
     var accumulation = initial
     return upstream.observe(
-      { event in
+      with: observer.withEvent { event in
         accumulation = combine(accumulation, event)
-        observer(accumulation)
-      },
-      registered: registered
+        observer.event(accumulation)
+      }
     )
   }
 }

@@ -18,22 +18,13 @@ public struct Rewrite<Upstream: EventProducerType, Output>: EventProducerType {
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the upstream, delivering `value` for each of its events.
+  /// Observes the upstream once for `observer`: the events as described above; the end and
+  /// `registered` pass through.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Output) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Observes the upstream, delivering `value` for each of its events; `registered` is forwarded as is.
-  @inlinable
-  @discardableResult
-  public func observe(
-    _ observer: @escaping (Output) -> Void,
-    registered: @escaping () -> Void
-  ) -> any DisposableType {
+  public func observe(with observer: EventObserver<Output>) -> any DisposableType {
     let value = self.value
-    return upstream.observe({ _ in observer(value) }, registered: registered)
+    return upstream.observe(with: observer.withEvent { _ in observer.event(value) })
   }
 }
 

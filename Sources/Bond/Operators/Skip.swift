@@ -20,34 +20,23 @@ public struct Skip<Upstream: EventProducerType>: EventProducerType {
   @inlinable
   public var replayLength: Int { Swift.max(0, upstream.replayLength - count) }
 
-  /// Observes the upstream, dropping the first `count` events this observer would receive.
+  /// Observes the upstream once for `observer`: the events as described above; the end and
+  /// `registered` pass through.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Upstream.Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Observes the upstream, dropping the first `count` events; `registered` is forwarded as is
-  /// (it may come before the count is used up, e.g. when the replay is shorter than `count`).
-  @inlinable
-  @discardableResult
-  public func observe(
-    _ observer: @escaping (Upstream.Event) -> Void,
-    registered: @escaping () -> Void
-  ) -> any DisposableType {
-    if count == 0 { return upstream.observe(observer, registered: registered) }
+  public func observe(with observer: EventObserver<Upstream.Event>) -> any DisposableType {
+    if count == 0 { return upstream.observe(with: observer) }
     // Per-observer state, captured once at subscription. Delivery to one observer is never
     // concurrent (guarantee 1), so a plain captured var is safe here.
     var remaining = count
     return upstream.observe(
-      { event in
+      with: observer.withEvent { event in
         if remaining > 0 {
           remaining -= 1
         } else {
-          observer(event)
+          observer.event(event)
         }
-      },
-      registered: registered
+      }
     )
   }
 }

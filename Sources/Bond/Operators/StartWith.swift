@@ -19,23 +19,13 @@ public struct StartWith<Upstream: EventProducerType>: EventProducerType {
   @inlinable
   public var replayLength: Int { upstream.replayLength + 1 }
 
-  /// Delivers `event` to `observer`, then observes the upstream.
+  /// Observes the upstream once for `observer`: the events as described above; the end and
+  /// `registered` pass through.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Upstream.Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Delivers `event` to `observer`, then observes the upstream forwarding `registered`, which
-  /// therefore fires after the first event and the upstream's replay.
-  @inlinable
-  @discardableResult
-  public func observe(
-    _ observer: @escaping (Upstream.Event) -> Void,
-    registered: @escaping () -> Void
-  ) -> any DisposableType {
-    observer(event)
-    return upstream.observe(observer, registered: registered)
+  public func observe(with observer: EventObserver<Upstream.Event>) -> any DisposableType {
+    observer.event(event)
+    return upstream.observe(with: observer)
   }
 }
 
