@@ -52,10 +52,10 @@ import Bond
 
     // `for await` ends when the producer finishes (or is deallocated).
     let feed = EventProducer<Int>()
-    let prices = feed.values  // observes from here on
+    let stream = feed.values  // observes from here on
     let total = Task {
       var sum = 0
-      for await price in prices { sum += price }
+      for await price in stream { sum += price }
       return sum
     }
     feed.next(20)
