@@ -1,0 +1,72 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Bond
+
+// Guarantee 7 of CONTRACT.md: `replace(with:performDiff:)` completes in bounded time however fast
+// other threads mutate the array. Run under `swift test --sanitize=thread --filter
+// ObservableArrayReplaceStressTests`.
+
+@Suite(.serialized) struct ObservableArrayReplaceStressTests {
+  /// Rebuilds the array from the events; remembers the array after each `.batch` (only the
+  /// replaces send one here). Touched only by deliveries, which never overlap.
+  final class ReplaceMirror: @unchecked Sendable {
+    var array: [Int] = []
+    var events = 0
+    var afterBatches: [[Int]] = []
+    let overlap = OverlapDetector()
+    func receive(_ event: ObservableArrayEvent<Int>) {
+      overlap.enter()
+      events += 1
+      event.operation.apply(to: &array)  // never `event.sequence`: O(n) per event
+      if case .batch = event.operation { afterBatches.append(array) }
+      overlap.leave()
+    }
+  }
+
+  final class Flag: Sendable {
+    private let raised = Atomic(false)
+    func raise() { raised.store(true, ordering: .releasing) }
+    var isRaised: Bool { raised.load(ordering: .acquiring) }
+  }
+
+  @Test func replaceWithDiffCompletesWhileAnotherThreadMutatesInATightLoop() {
+    let size = 20_000
+    withWatchdog("replaceWithDiffCompletesWhileAnotherThreadMutatesInATightLoop", seconds: 60) {
+      let array = ObservableArray(Array(0..<size))
+      let mirror = ReplaceMirror()
+      let observation = array.observe { mirror.receive($0) }
+      // Each target keeps most of the elements and adds new ones: a diff of some thousands of steps.
+      let targets: [[Int]] = (0..<2 * stressScale).map { k in
+        Array(0..<size).filter { $0 % (5 + k) != 0 } + (1...500).map { -$0 - k * 1_000 }
+      }
+      let done = Flag()
+      let mutations = Counter()
+      runTogether(threads: 2) { thread in
+        if thread == 0 {
+          for target in targets { array.replace(with: target, performDiff: true) }
+          done.raise()
+        } else {
+          // The array never drops below ~16,000 elements, so indices below 1,000 are valid.
+          var step = 0
+          while !done.isRaised {
+            switch step % 3 {
+            case 0: array.append(1_000_000 + step)
+            case 1: array.remove(at: step % 1_000)
+            default: array[step % 1_000] = -1_000_000 - step
+            }
+            step += 1
+            mutations.increment()
+          }
+        }
+      }
+      observation.dispose()
+      #expect(mutations.count > 0, "the mutator ran")
+      #expect(mirror.overlap.count == 0)
+      #expect(mirror.array == array.array, "the mirror rebuilt from the events equals the array")
+      #expect(mirror.afterBatches.count == targets.count, "one .batch per replace")
+      #expect(mirror.afterBatches == targets, "each replace took the array to its target in one atomic event")
+      #expect(array.observerCount == 0)
+    }
+  }
+}
