@@ -57,18 +57,18 @@ import Testing
   @Test func threeCycleWrittenFromFourThreadsSettles() {
     checkSettles(
       "threeCycleWrittenFromFourThreadsSettles", sides: 3, edges: [(0, 1), (1, 2), (2, 0)],
-      writerSides: [0, 1, 2, 0], rounds: 100 * stressScale, perRound: 50)
+      writerSides: [0, 1, 2, 0], rounds: 25 * stressScale, perRound: 200)
   }
 
   @Test func fiveChainWrittenFromFourThreadsSettles() {
     checkSettles(
       "fiveChainWrittenFromFourThreadsSettles", sides: 5, edges: [(0, 1), (1, 2), (2, 3), (3, 4)],
-      writerSides: [0, 1, 3, 4], rounds: 100 * stressScale, perRound: 50)
+      writerSides: [0, 1, 3, 4], rounds: 25 * stressScale, perRound: 200)
   }
 
   @Test func pairWrittenFromBothSidesSettles() {
     checkSettles(
       "pairWrittenFromBothSidesSettles", sides: 2, edges: [(0, 1)],
-      writerSides: [0, 1, 0, 1], rounds: 100 * stressScale, perRound: 50)
+      writerSides: [0, 1, 0, 1], rounds: 25 * stressScale, perRound: 200)
   }
 }
