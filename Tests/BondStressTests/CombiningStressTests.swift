@@ -189,14 +189,17 @@ import Testing
     #expect(overlaps.count == 0)
   }
 
+  /// dispose() never waits: a delivery already running on another thread may finish after it
+  /// returns (at most one per observation), but no new one starts.
   @Test func disposeRacingSendersStopsEveryDelivery() {
     let rounds = 200 * stressScale
     let late = Counter()
     for round in 0..<rounds {
+      let lateThisRound = Counter()
       let a = EventProducer<Int>(), b = EventProducer<Int>()
       let outer = EventProducer<EventProducer<Int>>()
       let disposed = Atomic<Bool>(false)
-      let observer: (Int) -> Void = { _ in if disposed.load(ordering: .acquiring) { late.increment() } }
+      let observer: (Int) -> Void = { _ in if disposed.load(ordering: .acquiring) { lateThisRound.increment() } }
       let observation: any DisposableType
       switch round % 3 {
       case 0: observation = combineLatest(a, b).map { $0 + $1 }.observe(observer)
@@ -217,7 +220,8 @@ import Testing
         }
       }
       #expect(a.observerCount == 0 && b.observerCount == 0 && outer.observerCount == 0)
+      if lateThisRound.count > 1 { late.increment() }
     }
-    #expect(late.count == 0, "no delivery starts after dispose() returns")
+    #expect(late.count == 0, "no delivery starts after dispose() returns (one already running may finish)")
   }
 }

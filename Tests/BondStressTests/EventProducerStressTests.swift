@@ -52,13 +52,17 @@ import Testing
     #expect(producer.observerCount == 0)
   }
 
+  /// dispose() does not wait for a delivery running on another thread: the one the drainer had
+  /// already started (its flag checked) may reach the observer after dispose() returned, but no
+  /// further delivery starts. So at most one call per round sees `disposedReturned`.
   @Test func noDeliveryStartsAfterDisposeReturns() {
     let violations = Counter()
     for _ in 0..<(300 * stressScale) {
       let producer = EventProducer<Int>()
       let disposedReturned = Atomic<Bool>(false)
+      let lateCalls = Counter()
       let observation = producer.observe { _ in
-        if disposedReturned.load(ordering: .sequentiallyConsistent) { violations.increment() }
+        if disposedReturned.load(ordering: .sequentiallyConsistent) { lateCalls.increment() }
       }
       runTogether(threads: 2) { thread in
         if thread == 0 {
@@ -69,6 +73,7 @@ import Testing
           disposedReturned.store(true, ordering: .sequentiallyConsistent)
         }
       }
+      if lateCalls.count > 1 { violations.increment() }
     }
     #expect(violations.count == 0)
   }

@@ -46,13 +46,15 @@ import Testing
         for value in 0..<total { producer.next(value) }
       } else {
         for _ in 0..<(300 * stressScale) {
-          var replayEnd = Int.min, run: [Int] = []
-          let everything = producer.observe { replayEnd = $0 }
+          // Locked: dispose() does not wait for a delivery running on the sending thread, so the
+          // observers may still be writing when it returns (contract guarantee 3).
+          let replayed = Recorder<Int>(), run = Recorder<Int>()
+          let everything = producer.observe { replayed.add($0) }
           everything.dispose()
-          let observation = producer.map { $0 }.skip(0).observeNew { run.append($0) }
+          let observation = producer.map { $0 }.skip(0).observeNew { run.add($0) }
           for _ in 0..<20 { sched_yield() }
           observation.dispose()
-          runs.add((replayEnd, run))
+          runs.add((replayed.items.last ?? Int.min, run.items))
         }
       }
     }

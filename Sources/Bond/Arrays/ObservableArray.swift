@@ -383,26 +383,50 @@ extension ObservableArray where Element: Equatable {
   /// up, contiguous runs merged), which lets a list view animate only what changed. Without it,
   /// sends a `.reset`.
   ///
-  /// The diff is computed outside the lock (`==` is user code); if another thread mutates the
-  /// array meanwhile, it is computed again against the new contents.
+  /// Completes in bounded time however fast other threads mutate the array: the diff is first
+  /// computed outside the lock (`==` is user code) and committed if nobody mutated the array
+  /// meanwhile; after three such tries lose to other threads, the diff is
+  /// computed holding the array's mutation rights (as in ``performBatchUpdates(_:)``: other
+  /// threads' mutations wait for it, their reads see the array before it), and always commits.
   public func replace(with array: [Element], performDiff: Bool) {
     guard performDiff else {
       self.array = array
       return
     }
-    while true {
-      let (old, version) = snapshotForMutation()
+    for _ in 0..<Self.optimisticReplaceTries where replaceIfUnchanged(with: array) { return }
+    performBatchUpdates { _ in
+      // This thread owns the batch: no other thread mutates until it ends, so the diff holds.
+      let old = state.withLock { $0.array }
       let operation = ObservableArrayOperation.difference(from: old, to: array)
-      let outcome = state.withLock { state -> ([Element], ObservableArrayWork<Element>?)? in
-        guard state.version == version, !state.isBlockedLocked(thread: currentThreadID()) else { return nil }
-        let old = state.array
+      let replaced = state.withLock { state -> [Element] in
+        let replaced = state.array
         state.array = array
-        return (old, state.recordLocked(operation))
+        _ = state.recordLocked(operation)  // joins the batch: delivered when it ends
+        return replaced
       }
-      guard let (replaced, first) = outcome else { continue }
       _ = replaced  // released outside the lock
-      if let first { handOff(first) }
-      return
     }
+  }
+
+  /// How many times ``replace(with:performDiff:)`` diffs without holding the array before it takes
+  /// the mutation rights.
+  @usableFromInline static var optimisticReplaceTries: Int { 3 }
+
+  /// One optimistic try of ``replace(with:performDiff:)``: diffs a snapshot outside the lock and
+  /// commits only if the array is unchanged since. Returns whether it committed.
+  @usableFromInline
+  func replaceIfUnchanged(with array: [Element]) -> Bool {
+    let (old, version) = snapshotForMutation()
+    let operation = ObservableArrayOperation.difference(from: old, to: array)
+    let outcome = state.withLock { state -> ([Element], ObservableArrayWork<Element>?)? in
+      guard state.version == version, !state.isBlockedLocked(thread: currentThreadID()) else { return nil }
+      let old = state.array
+      state.array = array
+      return (old, state.recordLocked(operation))
+    }
+    guard let (replaced, first) = outcome else { return false }
+    _ = replaced  // released outside the lock
+    if let first { handOff(first) }
+    return true
   }
 }

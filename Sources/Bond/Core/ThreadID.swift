@@ -15,9 +15,3 @@ func currentThreadID() -> UInt {
   return UInt(pthread_self())
   #endif
 }
-
-/// Gives the processor to another thread: used by a disposer waiting for a delivery in flight.
-@usableFromInline
-func yieldThread() {
-  sched_yield()
-}
