@@ -300,7 +300,6 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
       let observations: [[any DisposableType]] = (0..<rounds).map { round in
         (0..<2).map { side in producers[round].observe { logs[round][side].add($0) } }
       }
-      let countsAfterBoth = Locked([Int](repeating: -1, count: rounds))
       let barrier = RoundBarrier(parties: 2)
       runTogether(threads: 2) { side in
         for round in 0..<rounds {
@@ -309,16 +308,12 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
           for value in 0..<half { producer.next(side * 1_000 + value) }
           observations[round][1 - side].dispose()
           for value in half..<2 * half { producer.next(side * 1_000 + value) }
-          barrier.wait()
-          if side == 0 {
-            let count = producer.observerCount
-            countsAfterBoth.withLock { $0[round] = count }
-          }
         }
       }
       var failures = 0
       for round in 0..<rounds where failures < 5 {
-        var ok = countsAfterBoth.value[round] == 0 && observations[round].allSatisfy(\.isDisposed)
+        let count = producers[round].observerCount
+        var ok = count == 0 && observations[round].allSatisfy(\.isDisposed)
         for side in 0..<2 {
           let log = logs[round][side].items
           for sender in 0..<2 {
@@ -327,7 +322,7 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
         }
         if !ok {
           failures += 1
-          Issue.record("round \(round): observerCount \(countsAfterBoth.value[round]), logs \(logs[round].map(\.items))")
+          Issue.record("round \(round): observerCount \(count), logs \(logs[round].map(\.items))")
         }
       }
     }
