@@ -77,7 +77,8 @@ enum Step: CustomStringConvertible {
 }
 
 /// The echo chain's observer sends `value + 50` back into the producer for values below 5.
-let echoLimit = 5, echoOffset = 50
+let echoLimit = 5
+let echoOffset = 50
 
 /// The reference model: single-threaded, obviously correct, no engine code.
 struct Model {
@@ -88,9 +89,9 @@ struct Model {
     /// A disposer logs what it receives and disposes observer `target` (if any) at each event.
     var isDisposer = false
     var target: Int?
-    var seen = 0          // skip
-    var last: Int?        // distinct
-    var sum = 0           // reduce
+    var seen = 0  // skip
+    var last: Int?  // distinct
+    var sum = 0  // reduce
     var latestP: Int?, latestQ: Int?  // combine
 
     /// Feeds one event of `q` (only combine and merge observe it).
@@ -155,7 +156,10 @@ struct Model {
       // Every observer registered before the event, in order; `active` is read at each one's turn.
       // Echoes are queued behind the event (reentrancy rule).
       for index in pOrder where observers[index].active {
-        if observers[index].isDisposer { fireDisposer(index, event); continue }
+        if observers[index].isDisposer {
+          fireDisposer(index, event)
+          continue
+        }
         if let echo = observers[index].feed(event, replayed: false) { queue.append(echo) }
       }
     }
@@ -164,7 +168,10 @@ struct Model {
   mutating func sendQ(_ value: Int) {
     // `q` has no replay and no echoing observer: one delivery to its observers.
     for index in qOrder where observers[index].active {
-      if observers[index].isDisposer { fireDisposer(index, value); continue }
+      if observers[index].isDisposer {
+        fireDisposer(index, value)
+        continue
+      }
       observers[index].feedQ(value)
     }
   }
@@ -291,19 +298,32 @@ final class EngineRun {
 
 @Suite struct ProducerModelTests {
   @Test func randomProgramsMatchTheModel() async {
-    await propertyCheck(count: 2_000, input: Gen.int(in: 0...3), Gen.int(in: 0...599).array(of: 0...40)) { replay, codes in
+    await propertyCheck(count: 2_000, input: Gen.int(in: 0...3), Gen.int(in: 0...599).array(of: 0...40)) {
+      replay,
+      codes in
       let steps = codes.map(Step.init(code:))
       var model = Model(replayLength: replay)
       let engine = EngineRun(replayLength: replay)
       for step in steps {
         switch step {
-        case .send(let value): model.send(value); engine.producer.next(value)
-        case .sendQ(let value): model.sendQ(value); engine.q.next(value)
-        case .observe(let chain): model.observe(chain); engine.observe(chain)
-        case .dispose(let index): model.dispose(index); engine.dispose(index)
-        case .switchTo(let toQ): model.switchTo(toQ: toQ); engine.outer.next(toQ ? engine.q : engine.producer)
+        case .send(let value):
+          model.send(value)
+          engine.producer.next(value)
+        case .sendQ(let value):
+          model.sendQ(value)
+          engine.q.next(value)
+        case .observe(let chain):
+          model.observe(chain)
+          engine.observe(chain)
+        case .dispose(let index):
+          model.dispose(index)
+          engine.dispose(index)
+        case .switchTo(let toQ):
+          model.switchTo(toQ: toQ)
+          engine.outer.next(toQ ? engine.q : engine.producer)
         case .disposer(let onQ, let target):
-          model.observeDisposer(onQ: onQ, target: target); engine.observeDisposer(onQ: onQ, target: target)
+          model.observeDisposer(onQ: onQ, target: target)
+          engine.observeDisposer(onQ: onQ, target: target)
         }
       }
       let expected = model.observers.map(\.log)

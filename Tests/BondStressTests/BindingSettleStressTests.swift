@@ -13,7 +13,12 @@ import Testing
   /// together; once they have all returned and deliveries have stopped, every side must hold the
   /// same value, written in this round, and each side's last event must be its value.
   private func checkSettles(
-    _ name: String, sides count: Int, edges: [(Int, Int)], writerSides: [Int], rounds: Int, perRound: Int
+    _ name: String,
+    sides count: Int,
+    edges: [(Int, Int)],
+    writerSides: [Int],
+    rounds: Int,
+    perRound: Int
   ) {
     withWatchdog(name, seconds: 60) {
       let sides = (0..<count).map { Observable(-1 - $0) }
@@ -39,12 +44,15 @@ import Testing
         waitUntilQuiet { deliveries.count }
         let values = sides.map(\.value)
         let settled = values[0]
-        let writtenThisRound = settled / 1_000_000 == round
+        let writtenThisRound =
+          settled / 1_000_000 == round
           && (0..<writerSides.count).contains(settled % 1_000_000 / 1_000)
           && (0..<perRound).contains(settled % 1_000)
         let events = lastEvents.map(\.value)
         guard Set(values).count == 1, writtenThisRound, events == values.map(Optional.some) else {
-          Issue.record("\(name), round \(round): sides hold \(values), last events \(events); written this round: \(writtenThisRound)")
+          Issue.record(
+            "\(name), round \(round): sides hold \(values), last events \(events); written this round: \(writtenThisRound)"
+          )
           break
         }
       }
@@ -56,19 +64,34 @@ import Testing
 
   @Test func threeCycleWrittenFromFourThreadsSettles() {
     checkSettles(
-      "threeCycleWrittenFromFourThreadsSettles", sides: 3, edges: [(0, 1), (1, 2), (2, 0)],
-      writerSides: [0, 1, 2, 0], rounds: 25 * stressScale, perRound: 200)
+      "threeCycleWrittenFromFourThreadsSettles",
+      sides: 3,
+      edges: [(0, 1), (1, 2), (2, 0)],
+      writerSides: [0, 1, 2, 0],
+      rounds: 25 * stressScale,
+      perRound: 200
+    )
   }
 
   @Test func fiveChainWrittenFromFourThreadsSettles() {
     checkSettles(
-      "fiveChainWrittenFromFourThreadsSettles", sides: 5, edges: [(0, 1), (1, 2), (2, 3), (3, 4)],
-      writerSides: [0, 1, 3, 4], rounds: 25 * stressScale, perRound: 200)
+      "fiveChainWrittenFromFourThreadsSettles",
+      sides: 5,
+      edges: [(0, 1), (1, 2), (2, 3), (3, 4)],
+      writerSides: [0, 1, 3, 4],
+      rounds: 25 * stressScale,
+      perRound: 200
+    )
   }
 
   @Test func pairWrittenFromBothSidesSettles() {
     checkSettles(
-      "pairWrittenFromBothSidesSettles", sides: 2, edges: [(0, 1)],
-      writerSides: [0, 1, 0, 1], rounds: 25 * stressScale, perRound: 200)
+      "pairWrittenFromBothSidesSettles",
+      sides: 2,
+      edges: [(0, 1)],
+      writerSides: [0, 1, 0, 1],
+      rounds: 25 * stressScale,
+      perRound: 200
+    )
   }
 }

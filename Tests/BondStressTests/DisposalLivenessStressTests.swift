@@ -18,7 +18,8 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
   /// Shape (a): two producers whose observers each dispose (even rounds), or observe and then
   /// dispose (odd rounds), an observation of the other, sent from two threads.
   @Test func observersOfTwoProducersDisposeEachOthersObservations() {
-    let rounds = 200 * stressScale, perRound = 20
+    let rounds = 200 * stressScale
+    let perRound = 20
     withWatchdog("observersOfTwoProducersDisposeEachOthersObservations", seconds: 60) {
       for round in 0..<rounds {
         let disposeVictims = round % 2 == 0
@@ -70,7 +71,8 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
     withWatchdog("switchToLatestSwitchingWhileAnInnersObserverDisposesTheSwitch", seconds: 60) {
       for round in 0..<rounds {
         let outer = EventProducer<EventProducer<Int>>()
-        let first = EventProducer<Int>(), second = EventProducer<Int>()
+        let first = EventProducer<Int>()
+        let second = EventProducer<Int>()
         let rendezvous = Rendezvous()
         // Registered before the switch: runs first in the outer's delivery of `second`.
         let hook = outer.observe { inner in if inner === second { rendezvous.arrive(0) } }
@@ -101,7 +103,8 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
         #expect(outer.observerCount == 1, "round \(round): only the hook is left")
         #expect(first.observerCount == 1, "round \(round): only the disposer is left")
         #expect(second.observerCount == 0, "round \(round): the disposed switch does not keep following `second`")
-        hook.dispose(); disposer.dispose()
+        hook.dispose()
+        disposer.dispose()
       }
     }
   }
@@ -113,7 +116,8 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
     withWatchdog("batchDisposesAnObservationWhileAnObserverOnAnotherThreadMutates", seconds: 60) {
       for round in 0..<rounds {
         let array = ObservableArray<Int>([0])
-        let inObserver = DispatchSemaphore(value: 0), batchStarted = DispatchSemaphore(value: 0)
+        let inObserver = DispatchSemaphore(value: 0)
+        let batchStarted = DispatchSemaphore(value: 0)
         let mutator = array.observe { event in
           guard case .insert(let elements, _) = event.operation, elements == [1] else { return }
           inObserver.signal()
@@ -141,9 +145,13 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
         #expect(array.array == [0, 1, 3, 2], "round \(round)")
         #expect(mirror == array.array, "round \(round): the mirror rebuilt from the events")
         #expect(disposed.isDisposed)
-        #expect(disposedLog.items.count == 1, "round \(round): only the replay, nothing after dispose: \(disposedLog.items)")
+        #expect(
+          disposedLog.items.count == 1,
+          "round \(round): only the replay, nothing after dispose: \(disposedLog.items)"
+        )
         #expect(countAfterDispose.value == 2, "round \(round): observerCount exact when dispose() returned")
-        mutator.dispose(); mirrorObservation.dispose()
+        mutator.dispose()
+        mirrorObservation.dispose()
         #expect(array.observerCount == 0)
       }
     }
@@ -152,7 +160,8 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
   /// Shape (d): an observer does `queue.sync {}` onto a serial queue while a block on that queue
   /// disposes a different observation of the same producer (the main-thread pattern of UI apps).
   @Test func observerWaitingOnASerialQueueWhoseBlockDisposesAnotherObservation() {
-    let rounds = 200 * stressScale, perRound = 10
+    let rounds = 200 * stressScale
+    let perRound = 10
     let queue = DispatchQueue(label: "bond.stress.liveness.serial")
     withWatchdog("observerWaitingOnASerialQueueWhoseBlockDisposesAnotherObservation", seconds: 60) {
       for round in 0..<rounds {
@@ -194,7 +203,8 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
     withWatchdog("disposeReturnsWhileAnotherObserverIsBlockedBehindABacklog", seconds: 60) {
       for _ in 0..<(3 * stressScale) {
         let producer = EventProducer<Int>()
-        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         let blocked = Locked(false)
         let aLog = Recorder<Int>()
         let a = producer.observe { value in
@@ -251,7 +261,8 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
     let backlog = 10_000
     withWatchdog("disposingTheObserverThatIsBlockedInsideItsDeliveryReturnsAtOnce", seconds: 60) {
       let producer = EventProducer<Int>()
-      let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+      let entered = DispatchSemaphore(value: 0)
+      let release = DispatchSemaphore(value: 0)
       let blocked = Locked(false)
       let aLog = Recorder<Int>()
       let a = producer.observe { value in
@@ -292,7 +303,8 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
   /// Two threads send into one producer and each disposes the other's observation mid-run,
   /// 10,000 rounds.
   @Test func crossDisposalFromTwoThreadsForManyRounds() {
-    let rounds = 10_000 * stressScale, half = 4
+    let rounds = 10_000 * stressScale
+    let half = 4
     withWatchdog("crossDisposalFromTwoThreadsForManyRounds", seconds: 60) {
       let producers = (0..<rounds).map { _ in EventProducer<Int>() }
       // logs[round][side]: what the observation owned by thread `side` received.

@@ -140,21 +140,28 @@ enum DeallocatedSourceChain: String, CaseIterable, Sendable {
     #expect(producer.observerCount == 2)
     first.dispose()
     #expect(producer.observerCount == 2, "a second dispose() does not count again")
-    third.dispose(); third.dispose()
+    third.dispose()
+    third.dispose()
     #expect(producer.observerCount == 1)
     producer.next(1)
     #expect(received.items.isEmpty)
     // Twice from inside a delivery, too.
     let inside = producer.observe { _ in }
-    let disposer = producer.observe { _ in inside.dispose(); inside.dispose() }
+    let disposer = producer.observe { _ in
+      inside.dispose()
+      inside.dispose()
+    }
     producer.next(2)
     #expect(producer.observerCount == 2, "second and the disposer")
-    second.dispose(); disposer.dispose(); disposer.dispose()
+    second.dispose()
+    disposer.dispose()
+    disposer.dispose()
     #expect(producer.observerCount == 0)
 
     let array = ObservableArray([1])
     let arrayObservation = array.observe { _ in }
-    arrayObservation.dispose(); arrayObservation.dispose()
+    arrayObservation.dispose()
+    arrayObservation.dispose()
     #expect(array.observerCount == 0)
   }
 
@@ -206,7 +213,8 @@ enum DeallocatedSourceChain: String, CaseIterable, Sendable {
     }
     array.append(2)
     #expect(arrayCounts.items == [2])
-    arrayDisposer.dispose(); arrayObservations[2].dispose()
+    arrayDisposer.dispose()
+    arrayObservations[2].dispose()
     #expect(array.observerCount == 0)
   }
 }
@@ -217,7 +225,8 @@ final class Locked<Value>: @unchecked Sendable {
   private var stored: Value
   init(_ value: Value) { stored = value }
   func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-    lock.lock(); defer { lock.unlock() }
+    lock.lock()
+    defer { lock.unlock() }
     return body(&stored)
   }
   var value: Value { withLock { $0 } }

@@ -99,15 +99,19 @@ public final class ObservableArray<Element>: EventProducerType {
   public subscript(index: Int) -> Element {
     get {
       read { array in
-        precondition(index >= 0 && index < array.count,
-          "ObservableArray[_:]: index \(index) is out of range 0..<\(array.count)")
+        precondition(
+          index >= 0 && index < array.count,
+          "ObservableArray[_:]: index \(index) is out of range 0..<\(array.count)"
+        )
         return array[index]
       }
     }
     set {
       let old = mutate { array -> (Element, ObservableArrayOperation<Element>) in
-        precondition(index >= 0 && index < array.count,
-          "ObservableArray[_:]: index \(index) is out of range 0..<\(array.count)")
+        precondition(
+          index >= 0 && index < array.count,
+          "ObservableArray[_:]: index \(index) is out of range 0..<\(array.count)"
+        )
         let old = array[index]
         array[index] = newValue
         return (old, .update(elements: [newValue], fromIndex: index))
@@ -143,8 +147,10 @@ public final class ObservableArray<Element>: EventProducerType {
   @inlinable
   public func insert(_ element: Element, at index: Int) {
     mutate { array -> ((), ObservableArrayOperation<Element>) in
-      precondition(index >= 0 && index <= array.count,
-        "ObservableArray.insert(_:at:): index \(index) is out of range 0...\(array.count)")
+      precondition(
+        index >= 0 && index <= array.count,
+        "ObservableArray.insert(_:at:): index \(index) is out of range 0...\(array.count)"
+      )
       array.insert(element, at: index)
       return ((), .insert(elements: [element], fromIndex: index))
     }
@@ -155,8 +161,10 @@ public final class ObservableArray<Element>: EventProducerType {
   @inlinable
   public func insert(contentsOf elements: [Element], at index: Int) {
     mutate { array -> ((), ObservableArrayOperation<Element>) in
-      precondition(index >= 0 && index <= array.count,
-        "ObservableArray.insert(contentsOf:at:): index \(index) is out of range 0...\(array.count)")
+      precondition(
+        index >= 0 && index <= array.count,
+        "ObservableArray.insert(contentsOf:at:): index \(index) is out of range 0...\(array.count)"
+      )
       array.insert(contentsOf: elements, at: index)
       return ((), .insert(elements: elements, fromIndex: index))
     }
@@ -168,8 +176,10 @@ public final class ObservableArray<Element>: EventProducerType {
   @discardableResult
   public func remove(at index: Int) -> Element {
     mutate { array -> (Element, ObservableArrayOperation<Element>) in
-      precondition(index >= 0 && index < array.count,
-        "ObservableArray.remove(at:): index \(index) is out of range 0..<\(array.count)")
+      precondition(
+        index >= 0 && index < array.count,
+        "ObservableArray.remove(at:): index \(index) is out of range 0..<\(array.count)"
+      )
       return (array.remove(at: index), .remove(range: index..<index + 1))
     }
   }
@@ -191,8 +201,10 @@ public final class ObservableArray<Element>: EventProducerType {
   @inlinable
   public func removeSubrange(_ range: Range<Int>) {
     let removed = mutate { array -> ([Element], ObservableArrayOperation<Element>) in
-      precondition(range.lowerBound >= 0 && range.upperBound <= array.count,
-        "ObservableArray.removeSubrange(_:): range \(range) is out of range 0..<\(array.count)")
+      precondition(
+        range.lowerBound >= 0 && range.upperBound <= array.count,
+        "ObservableArray.removeSubrange(_:): range \(range) is out of range 0..<\(array.count)"
+      )
       let removed = Array(array[range])
       array.removeSubrange(range)
       return (removed, .remove(range: range))
@@ -218,8 +230,10 @@ public final class ObservableArray<Element>: EventProducerType {
   @inlinable
   public func replaceSubrange(_ range: Range<Int>, with elements: [Element]) {
     let removed = mutate { array -> ([Element], ObservableArrayOperation<Element>) in
-      precondition(range.lowerBound >= 0 && range.upperBound <= array.count,
-        "ObservableArray.replaceSubrange(_:with:): range \(range) is out of range 0..<\(array.count)")
+      precondition(
+        range.lowerBound >= 0 && range.upperBound <= array.count,
+        "ObservableArray.replaceSubrange(_:with:): range \(range) is out of range 0..<\(array.count)"
+      )
       let removed = Array(array[range])
       array.replaceSubrange(range, with: elements)
       return (removed, ObservableArrayOperation.replacing(range, with: elements))
@@ -275,7 +289,7 @@ public final class ObservableArray<Element>: EventProducerType {
   @inlinable
   func register(_ observer: @escaping (Event) -> Void, registered: (() -> Void)?) -> any DisposableType {
     let token = tokens.wrappingAdd(1, ordering: .relaxed).newValue
-    let relay = ObservableArrayRelay(token: token, observer: observer, registered: registered)
+    let relay = ObservableArrayObserver(token: token, observer: observer, registered: registered)
     // The relay is registered before its replay marker is queued (below), so the producer
     // delivers the marker to it; until then the relay ignores the events it receives.
     let disposable = delivery.observe { relay.receive($0) }
@@ -286,9 +300,11 @@ public final class ObservableArray<Element>: EventProducerType {
 
   /// Registers `observer` for exactly the events after the returned snapshot (no replay).
   @usableFromInline
-  func observeAfterSnapshot(_ observer: @escaping (Event) -> Void) -> (snapshot: [Element], disposable: any DisposableType) {
+  func observeAfterSnapshot(
+    _ observer: @escaping (Event) -> Void
+  ) -> (snapshot: [Element], disposable: any DisposableType) {
     let token = tokens.wrappingAdd(1, ordering: .relaxed).newValue
-    let relay = ObservableArrayRelay(token: token, observer: observer, registered: nil)
+    let relay = ObservableArrayObserver(token: token, observer: observer, registered: nil)
     let disposable = delivery.observe { relay.receive($0) }
     let (snapshot, first) = state.withLock { state -> ([Element], ObservableArrayWork<Element>?) in
       (state.publishedArrayLocked, state.enqueueLocked(.start(token: token)))
@@ -361,7 +377,9 @@ public final class ObservableArray<Element>: EventProducerType {
         operation.apply(to: &delivered)
         delivery.next(.event(ObservableArrayEvent(sequence: delivered, operation: operation)))
       case .replay(let token):
-        delivery.next(.replay(token: token, ObservableArrayEvent(sequence: delivered, operation: .reset(array: delivered))))
+        delivery.next(
+          .replay(token: token, ObservableArrayEvent(sequence: delivered, operation: .reset(array: delivered)))
+        )
       case .start(let token):
         delivery.next(.replay(token: token, nil))
       }

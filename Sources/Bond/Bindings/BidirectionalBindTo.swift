@@ -56,7 +56,8 @@ extension EventProducerType where Self: BindableType, Element == Event, Event: E
 /// recognised by the thread it comes back on (see ``BidirectionalBindingStateMachine``).
 @inlinable
 func bindBidirectionally<Receiver: EventProducerType & BindableType, Other: EventProducerType & BindableType>(
-  _ receiver: Receiver, _ other: Other
+  _ receiver: Receiver,
+  _ other: Other
 ) -> any DisposableType
 where Receiver.Element == Receiver.Event, Other.Event == Receiver.Event, Other.Element == Receiver.Event {
   typealias Machine = BidirectionalBindingStateMachine
@@ -81,9 +82,13 @@ where Receiver.Element == Receiver.Event, Other.Event == Receiver.Event, Other.E
   // order and delivery to one observer is never concurrent, so a plain captured var is safe.
   var otherIsLive = false
   binding.add(
-    other.observe({ value in
-      if otherIsLive { forward(value, from: .other, into: intoReceiver) }
-    }, registered: { otherIsLive = true }))
+    other.observe(
+      { value in
+        if otherIsLive { forward(value, from: .other, into: intoReceiver) }
+      },
+      registered: { otherIsLive = true }
+    )
+  )
   binding.add(receiver.observe { value in forward(value, from: .receiver, into: intoOther) })
   return binding
 }
@@ -92,10 +97,15 @@ where Receiver.Element == Receiver.Event, Other.Event == Receiver.Event, Other.E
 /// per producer with every other binding of it, so that groups of bindings settle (see `BindingSide`).
 @inlinable
 func bindBidirectionallySettling<Receiver: EventProducerType & BindableType, Other: EventProducerType & BindableType>(
-  _ receiver: Receiver, _ other: Other
+  _ receiver: Receiver,
+  _ other: Other
 ) -> any DisposableType
-where Receiver.Element == Receiver.Event, Other.Event == Receiver.Event, Other.Element == Receiver.Event,
-  Receiver.Event: Equatable {
+where
+  Receiver.Element == Receiver.Event,
+  Other.Event == Receiver.Event,
+  Other.Element == Receiver.Event,
+  Receiver.Event: Equatable
+{
   let binding = SettlingBinding<Receiver.Event>()
   binding.connect(receiver, other)
   return binding

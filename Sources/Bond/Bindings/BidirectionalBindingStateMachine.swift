@@ -1,5 +1,5 @@
 /// The decisions of a two-way binding of values that are not `Equatable`
-/// (``EventProducerType/bidirectionalBindTo(_:)``): whether a value received from one side goes to
+/// (``EventProducerType/bidirectionalBindTo(_:)-2k9ah``): whether a value received from one side goes to
 /// the other. A pure value: the binding keeps it in a `LockedState`, calls one method per event
 /// under the lock, and feeds the value into the other side after unlocking when the answer is
 /// ``Action/forward``. (`Equatable` values use stamps instead, see `BindingSide`.)

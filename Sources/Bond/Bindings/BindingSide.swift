@@ -112,7 +112,8 @@ final class BindingSide<Value: Equatable>: @unchecked Sendable {
       return (nil, [], newest.value)
     }
     if let forward {
-      for edge in edges where edge.target.id != forward.origin && edge.target.accept(value, stamp: forward.stamp, from: id) {
+      for edge in edges
+      where edge.target.id != forward.origin && edge.target.accept(value, stamp: forward.stamp, from: id) {
         edge.sink(value)
       }
     }
@@ -259,7 +260,8 @@ final class SettlingBinding<Value: Equatable>: DisposableType, @unchecked Sendab
   /// `other` (unless `other` has it).
   @usableFromInline
   func connect<Receiver: EventProducerType & BindableType, Other: EventProducerType & BindableType>(
-    _ receiver: Receiver, _ other: Other
+    _ receiver: Receiver,
+    _ other: Other
   ) where Receiver.Event == Value, Receiver.Element == Value, Other.Event == Value, Other.Element == Value {
     // Both producers hold this binding and dispose it when deallocated; the sinks hold them weakly.
     let intoReceiver = receiver.sink(self)

@@ -10,7 +10,7 @@ import Synchronization
 /// observation.dispose()
 /// ```
 ///
-/// Guarantees (see the README's "Contract"):
+/// Guarantees (the whole statement: <doc:Contract>):
 /// - `next` may be called from any number of threads at once; every event reaches every observer
 ///   registered before it and not disposed; observers are never called concurrently; events from
 ///   one thread arrive in the order it sent them; every observer sees the same order.
@@ -83,7 +83,10 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// Creates a producer.
   /// - Parameter replayLength: how many of the latest events a new observer receives first (0 or more).
   public init(replayLength: Int = 0) {
-    precondition(replayLength >= 0, "EventProducer(replayLength:): replayLength must not be negative, got \(replayLength)")
+    precondition(
+      replayLength >= 0,
+      "EventProducer(replayLength:): replayLength must not be negative, got \(replayLength)"
+    )
     self.replayLength = replayLength
     self.replay = ReplayBuffer(capacity: replayLength)
     self.pending = LockedState(Pending())
@@ -97,7 +100,10 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// observer (Bond v4's managed lifecycle), so `center.bnd_notification(name).observe { }` works
   /// without holding it; when it is deallocated, the disposable that `producer` returned is disposed.
   public init(replayLength: Int = 0, producer: (@escaping (Event) -> Void) -> (any DisposableType)?) {
-    precondition(replayLength >= 0, "EventProducer(replayLength:producer:): replayLength must not be negative, got \(replayLength)")
+    precondition(
+      replayLength >= 0,
+      "EventProducer(replayLength:producer:): replayLength must not be negative, got \(replayLength)"
+    )
     self.replayLength = replayLength
     self.replay = ReplayBuffer(capacity: replayLength)
     self.pending = LockedState(Pending())
@@ -172,4 +178,3 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
 }
 
 extension EventProducer: @unchecked Sendable where Event: Sendable {}
-

@@ -32,16 +32,24 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
 
   @inlinable
   init(
-    scheduler: S, observer: @escaping (Event) -> Void, registered: (() -> Void)?,
-    bufferLimit: Int = .max, overflowPolicy: DeliveryOverflowPolicy = .dropOldest,
+    scheduler: S,
+    observer: @escaping (Event) -> Void,
+    registered: (() -> Void)?,
+    bufferLimit: Int = .max,
+    overflowPolicy: DeliveryOverflowPolicy = .dropOldest,
     statistics: DeliveryStatistics? = nil
   ) {
     self.scheduler = scheduler
     self.statistics = statistics
     self.isBounded = bufferLimit != .max
-    self.state = LockedState(Machine(
-      observer: UncheckedSendable(observer), registered: registered.map { UncheckedSendable($0) },
-      bufferLimit: bufferLimit, overflowPolicy: overflowPolicy))
+    self.state = LockedState(
+      Machine(
+        observer: UncheckedSendable(observer),
+        registered: registered.map { UncheckedSendable($0) },
+        bufferLimit: bufferLimit,
+        overflowPolicy: overflowPolicy
+      )
+    )
   }
 
   @inlinable
@@ -98,7 +106,8 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   /// Observes `upstream` into this delivery (forwarding its registration's end when `forwardRegistered`)
   /// and keeps the observation to dispose with this delivery.
   @inlinable
-  func connect<Upstream: EventProducerType>(to upstream: Upstream, forwardRegistered: Bool) where Upstream.Event == Event {
+  func connect<Upstream: EventProducerType>(to upstream: Upstream, forwardRegistered: Bool)
+  where Upstream.Event == Event {
     let observation: any DisposableType
     if forwardRegistered {
       observation = upstream.observe({ self.send($0) }, registered: { self.endRegistration() })

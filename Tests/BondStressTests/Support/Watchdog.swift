@@ -90,7 +90,8 @@ final class Locked<Value>: @unchecked Sendable {
   private var stored: Value
   init(_ value: Value) { stored = value }
   func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-    lock.lock(); defer { lock.unlock() }
+    lock.lock()
+    defer { lock.unlock() }
     return body(&stored)
   }
   var value: Value { withLock { $0 } }

@@ -174,4 +174,3 @@ struct DeliverOnStateMachine<Event: Sendable> {
     return Released(upstream: upstream, buffer: buffer, observer: observer, registered: registered)
   }
 }
-

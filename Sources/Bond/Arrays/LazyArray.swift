@@ -4,7 +4,7 @@
 /// - Note: thread-safe: computed outside the lock (the closure may run user code); two threads
 ///   racing on the first access may both compute it, the first stored value wins.
 @usableFromInline
-final class DeferredSequence<Element>: @unchecked Sendable {
+final class LazyArray<Element>: @unchecked Sendable {
   // @unchecked: the state is reached only through its lock. The closure is not `@Sendable`
   // (it runs the user's `mapElements`/`filterElements` closure); it runs on the thread that reads
   // `sequence`, as the contract documents for those operators.
@@ -40,4 +40,3 @@ final class DeferredSequence<Element>: @unchecked Sendable {
     }
   }
 }
-

@@ -39,10 +39,22 @@ extension EventProducerType where Event: Sendable {
   /// - Precondition: `bufferLimit` is at least 1.
   @inlinable
   public func deliverOn<S: Scheduler>(
-    _ queue: S, bufferLimit: Int, whenFull policy: DeliveryOverflowPolicy, statistics: DeliveryStatistics? = nil
+    _ queue: S,
+    bufferLimit: Int,
+    whenFull policy: DeliveryOverflowPolicy,
+    statistics: DeliveryStatistics? = nil
   ) -> DeliverOn<Self, S> {
-    precondition(bufferLimit >= 1, "deliverOn(_:bufferLimit:whenFull:statistics:): bufferLimit must be at least 1, got \(bufferLimit)")
-    return DeliverOn(upstream: self, scheduler: queue, bufferLimit: bufferLimit, overflowPolicy: policy, statistics: statistics)
+    precondition(
+      bufferLimit >= 1,
+      "deliverOn(_:bufferLimit:whenFull:statistics:): bufferLimit must be at least 1, got \(bufferLimit)"
+    )
+    return DeliverOn(
+      upstream: self,
+      scheduler: queue,
+      bufferLimit: bufferLimit,
+      overflowPolicy: policy,
+      statistics: statistics
+    )
   }
 }
 
@@ -94,7 +106,13 @@ public struct DeliverOn<Upstream: EventProducerType, S: Scheduler>: EventProduce
   @usableFromInline let statistics: DeliveryStatistics?
 
   @inlinable
-  init(upstream: Upstream, scheduler: S, bufferLimit: Int, overflowPolicy: DeliveryOverflowPolicy, statistics: DeliveryStatistics?) {
+  init(
+    upstream: Upstream,
+    scheduler: S,
+    bufferLimit: Int,
+    overflowPolicy: DeliveryOverflowPolicy,
+    statistics: DeliveryStatistics?
+  ) {
     self.upstream = upstream
     self.scheduler = scheduler
     self.bufferLimit = bufferLimit
@@ -123,8 +141,13 @@ public struct DeliverOn<Upstream: EventProducerType, S: Scheduler>: EventProduce
   @inlinable
   func subscribe(_ observer: @escaping (Event) -> Void, registered: (() -> Void)?) -> any DisposableType {
     let delivery = ScheduledDelivery(
-      scheduler: scheduler, observer: observer, registered: registered,
-      bufferLimit: bufferLimit, overflowPolicy: overflowPolicy, statistics: statistics)
+      scheduler: scheduler,
+      observer: observer,
+      registered: registered,
+      bufferLimit: bufferLimit,
+      overflowPolicy: overflowPolicy,
+      statistics: statistics
+    )
     delivery.connect(to: upstream, forwardRegistered: registered != nil)
     return delivery
   }

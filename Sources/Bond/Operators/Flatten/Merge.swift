@@ -100,8 +100,12 @@ final class MergeSink<Inner: EventProducerType> {
 
   @inlinable
   init(
-    serializer: EventProducer<Input>, disposables: CompositeDisposable, machine: MergeStateMachine<Inner>,
-    countsInnerRegistrations: Bool, observer: @escaping (Inner.Event) -> Void, registered: @escaping () -> Void
+    serializer: EventProducer<Input>,
+    disposables: CompositeDisposable,
+    machine: MergeStateMachine<Inner>,
+    countsInnerRegistrations: Bool,
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
   ) {
     self.serializer = serializer
     self.disposables = disposables
@@ -137,54 +141,80 @@ final class MergeSink<Inner: EventProducerType> {
   /// Starts a merge observation of `outer`, each event `transform`ed into an inner producer.
   @inlinable
   static func observe<Outer: EventProducerType>(
-    outer: Outer, transform: @escaping (Outer.Event) -> Inner,
-    observer: @escaping (Inner.Event) -> Void, registered: @escaping () -> Void
+    outer: Outer,
+    transform: @escaping (Outer.Event) -> Inner,
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     let serializer = EventProducer<Input>()
     let disposables = start(
-      serializer, registrations: 1, retainsInners: true, countsInnerRegistrations: false,
-      observer: observer, registered: registered)
-    let link = OuterLink(serializer: serializer, ended: Input.outerEnded)
-    disposables.add(outer.observe(
-      { event in link.serializer.next(.inner(transform(event))) },
-      registered: { serializer.next(.registered) }))
+      serializer,
+      registrations: 1,
+      retainsInners: true,
+      countsInnerRegistrations: false,
+      observer: observer,
+      registered: registered
+    )
+    let link = OuterReleaseNotifier(serializer: serializer, ended: Input.outerEnded)
+    disposables.add(
+      outer.observe(
+        { event in link.serializer.next(.inner(transform(event))) },
+        registered: { serializer.next(.registered) }
+      )
+    )
     return disposables
   }
 
   /// Starts a merge observation of `producers`.
   @inlinable
   static func observe(
-    _ producers: [Inner], observer: @escaping (Inner.Event) -> Void, registered: @escaping () -> Void
+    _ producers: [Inner],
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     let serializer = EventProducer<Input>()
     let disposables = start(
-      serializer, registrations: Swift.max(producers.count, 1), retainsInners: false,
-      countsInnerRegistrations: true, observer: observer, registered: registered)
+      serializer,
+      registrations: Swift.max(producers.count, 1),
+      retainsInners: false,
+      countsInnerRegistrations: true,
+      observer: observer,
+      registered: registered
+    )
     for producer in producers { serializer.next(.inner(producer)) }
     if producers.isEmpty { serializer.next(.registered) }
     return disposables
   }
 
   /// Registers the sink on `serializer`; returns the observation's disposables, the inbox first:
-  /// disposing it stops the deliveries (waiting for one in flight on another thread) and releases
-  /// the observer and the state; then the outer and the inners are let go.
+  /// disposing it starts no new delivery (one in flight on another thread runs to its end, never
+  /// waited for) and releases the observer and the state once no delivery runs; then the outer and
+  /// the inners are let go.
   @inlinable
   static func start(
-    _ serializer: EventProducer<Input>, registrations: Int, retainsInners: Bool, countsInnerRegistrations: Bool,
-    observer: @escaping (Inner.Event) -> Void, registered: @escaping () -> Void
+    _ serializer: EventProducer<Input>,
+    registrations: Int,
+    retainsInners: Bool,
+    countsInnerRegistrations: Bool,
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> CompositeDisposable {
     let disposables = CompositeDisposable()
     let sink = MergeSink(
-      serializer: serializer, disposables: disposables,
+      serializer: serializer,
+      disposables: disposables,
       machine: MergeStateMachine(registrations: registrations, retainsInners: retainsInners),
-      countsInnerRegistrations: countsInnerRegistrations, observer: observer, registered: registered)
+      countsInnerRegistrations: countsInnerRegistrations,
+      observer: observer,
+      registered: registered
+    )
     disposables.add(serializer.observe { sink.receive($0) })
     return disposables
   }
 }
 
 /// A producer of the existential type `any EventProducerType<Event>`, usable where a concrete
-/// conforming type is needed (``merge(_:)-([any EventProducerType<E>])``).
+/// conforming type is needed (``merge(_:)->EventProducerType<E>``).
 @usableFromInline
 struct ExistentialProducer<Event>: EventProducerType {
   @usableFromInline let base: any EventProducerType<Event>

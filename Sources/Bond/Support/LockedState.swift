@@ -13,20 +13,21 @@ import Darwin
 /// ThreadSanitizer intercepts pthread mutexes but not the futex calls `Mutex` makes on Linux, so
 /// with `Mutex` every test under `--sanitize=thread` would report the state it protects as a race.
 /// Never call user code (an observer, a closure, a scheduler) inside `withLock`.
+/// `package`: `BondTesting` uses it too.
 /// - Note: thread-safe.
 @usableFromInline
-struct LockedState<State>: @unchecked Sendable {
+package struct LockedState<State>: @unchecked Sendable {
   // @unchecked: the state is read and written only between pthread_mutex_lock and unlock.
   @usableFromInline let storage: LockStorage<State>
 
   @inlinable
-  init(_ state: State) {
+  package init(_ state: State) {
     storage = LockStorage.make(state)
   }
 
   /// Runs `body` with exclusive access to the state.
   @inlinable
-  func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+  package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
     try storage.withLock(body)
   }
 }

@@ -2,16 +2,10 @@
 import Glibc
 #elseif canImport(Musl)
 import Musl
-#elseif canImport(Darwin)
-import Darwin
 #endif
 
 /// A number that identifies the calling thread while it runs (its `pthread_self`), never 0.
 @inlinable
 func currentThreadID() -> UInt {
-  #if canImport(Darwin)
-  return UInt(bitPattern: pthread_self())
-  #else
-  return UInt(pthread_self())
-  #endif
+  UInt(pthread_self())  // Linux: `pthread_t` is an integer
 }

@@ -89,7 +89,7 @@ public struct Throttle<Upstream: EventProducerType, S: Scheduler>: EventProducer
   }
 
   /// Registers `observer`; `registered` is called on the scheduler right after the events that
-  /// come from the registration (the upstream's replay), see ``ThrottleStateMachine``.
+  /// come from the registration (the upstream's replay), see `ThrottleStateMachine`.
   @inlinable
   @discardableResult
   public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
@@ -141,7 +141,8 @@ final class ThrottleSink<Event: Sendable, S: Scheduler>: DisposableType {
     // The hand-over to the delivery is queued inside this lock (in decision order: see
     // ScheduledDelivery.enqueue); everything else is performed outside it, where the scheduler
     // and the delivery may run user code.
-    let (action, handOver) = state.withLock { machine -> (ThrottleStateMachine<Event>.ReceiveAction, ScheduledDelivery<Event, S>.Machine.ReceiveAction?) in
+    let (action, handOver) = state.withLock {
+      machine -> (ThrottleStateMachine<Event>.ReceiveAction, ScheduledDelivery<Event, S>.Machine.ReceiveAction?) in
       let action = machine.eventReceived(event)
       switch action {
       case .deliverAndOpenWindow(let event, _): return (action, delivery.enqueue(event))
@@ -178,7 +179,8 @@ final class ThrottleSink<Event: Sendable, S: Scheduler>: DisposableType {
   @usableFromInline
   func windowEnded(_ generation: UInt64) {
     // Queued inside the lock, in decision order (see `receive`).
-    let (action, handOver) = state.withLock { machine -> (ThrottleStateMachine<Event>.EndAction, ScheduledDelivery<Event, S>.Machine.ReceiveAction?) in
+    let (action, handOver) = state.withLock {
+      machine -> (ThrottleStateMachine<Event>.EndAction, ScheduledDelivery<Event, S>.Machine.ReceiveAction?) in
       let action = machine.windowEnded(generation: generation)
       switch action {
       case .none: return (action, nil)

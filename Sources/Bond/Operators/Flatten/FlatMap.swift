@@ -66,7 +66,8 @@ extension EventProducerType {
   /// - Returns: a lazy producer of the inner producers' events. See ``FlatMap``.
   @inlinable
   public func flatMap<Inner: EventProducerType>(
-    _ strategy: FlatMapStrategy, _ transform: @escaping (Event) -> Inner
+    _ strategy: FlatMapStrategy,
+    _ transform: @escaping (Event) -> Inner
   ) -> FlatMap<Self, Inner> {
     FlatMap(upstream: self, strategy: strategy, transform: transform)
   }

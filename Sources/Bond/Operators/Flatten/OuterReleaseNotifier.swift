@@ -4,7 +4,7 @@
 /// stops keeping the inner producers alive: the observation lives on while an inner can still
 /// send, and no reference cycle outlives the outer.
 @usableFromInline
-final class OuterLink<Input> {
+final class OuterReleaseNotifier<Input> {
   @usableFromInline let serializer: EventProducer<Input>
   @usableFromInline let ended: Input
 

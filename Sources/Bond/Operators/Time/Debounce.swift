@@ -56,7 +56,7 @@ public struct Debounce<Upstream: EventProducerType, S: Scheduler>: EventProducer
   }
 
   /// Registers `observer`; `registered` is called on the scheduler right after the event that comes
-  /// from the registration (the upstream's replay), see ``DebounceStateMachine``.
+  /// from the registration (the upstream's replay), see `DebounceStateMachine`.
   @inlinable
   @discardableResult
   public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {

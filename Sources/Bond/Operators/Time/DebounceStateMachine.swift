@@ -47,7 +47,11 @@ struct DebounceStateMachine<Event: Sendable>: Sendable {
     guard !isDisposed else { return ReceiveAction(generation: nil, cancel: nil, released: nil, registeredDue: false) }
     generation &+= 1
     let action = ReceiveAction(
-      generation: generation, cancel: timer, released: pending, registeredDue: registeredAwaitsPending)
+      generation: generation,
+      cancel: timer,
+      released: pending,
+      registeredDue: registeredAwaitsPending
+    )
     pending = event
     timer = nil
     registeredAwaitsPending = false

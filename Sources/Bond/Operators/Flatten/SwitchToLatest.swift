@@ -61,8 +61,10 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
 
   @inlinable
   init(
-    serializer: EventProducer<Input>, current: SerialDisposable,
-    observer: @escaping (Inner.Event) -> Void, registered: @escaping () -> Void
+    serializer: EventProducer<Input>,
+    current: SerialDisposable,
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
   ) {
     self.serializer = serializer
     self.current = current
@@ -79,8 +81,8 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
       let (generation, released) = machine.innerReceived(inner)
       // The inner's closure holds the serializer: it lives while the inner can send. A replay is
       // queued behind this delivery, so it keeps the serialized order. Replacing the observation
-      // disposes the previous one (waiting for a delivery of it in flight on another thread, which
-      // only queues into the serializer); whatever it queued meanwhile has an old generation.
+      // disposes the previous one without waiting (a delivery of it in flight on another thread only
+      // queues into the serializer); whatever it queues from now on has an old generation.
       let serializer = self.serializer
       current.otherDisposable = inner.observe { serializer.next(.event($0, generation: generation)) }
       _ = released  // released here, after its observation was disposed
@@ -97,19 +99,25 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
   /// Starts a switchToLatest observation of `outer`, each event `transform`ed into an inner.
   @inlinable
   static func observe<Outer: EventProducerType>(
-    outer: Outer, transform: @escaping (Outer.Event) -> Inner,
-    observer: @escaping (Inner.Event) -> Void, registered: @escaping () -> Void
+    outer: Outer,
+    transform: @escaping (Outer.Event) -> Inner,
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     let serializer = EventProducer<Input>()
     let current = SerialDisposable()
     let sink = SwitchToLatestSink(serializer: serializer, current: current, observer: observer, registered: registered)
-    // The inbox goes first: disposing it stops the deliveries (waiting for one in flight on another
-    // thread) and releases the observer and the state; then the outer and the inner are let go.
+    // The inbox goes first: disposing it starts no new delivery (one in flight on another thread
+    // runs to its end, never waited for) and releases the observer and the state once no delivery
+    // runs; then the outer and the inner are let go.
     let disposables = CompositeDisposable([serializer.observe { sink.receive($0) }])
-    let link = OuterLink(serializer: serializer, ended: Input.outerEnded)
-    disposables.add(outer.observe(
-      { event in link.serializer.next(.inner(transform(event))) },
-      registered: { serializer.next(.registered) }))
+    let link = OuterReleaseNotifier(serializer: serializer, ended: Input.outerEnded)
+    disposables.add(
+      outer.observe(
+        { event in link.serializer.next(.inner(transform(event))) },
+        registered: { serializer.next(.registered) }
+      )
+    )
     disposables.add(current)
     return disposables
   }
