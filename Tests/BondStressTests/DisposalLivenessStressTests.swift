@@ -218,7 +218,7 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
         }
         final class Token: Sendable {}
         var token: Token? = Token()
-        weak var releasedToken = token
+        weak let releasedToken = token
         let bLog = Recorder<Int>()
         let b = producer.observe { [token] value in
           withExtendedLifetime(token) { bLog.add(value) }

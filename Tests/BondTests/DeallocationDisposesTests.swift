@@ -14,7 +14,7 @@ enum DeallocatedSourceChain: String, CaseIterable, Sendable {
 @Suite struct DeallocationDisposesTests {
   @Test func eventProducerObservationsReportDisposedWhenTheProducerIsDeallocated() {
     var producer: EventProducer<Int>? = EventProducer(replayLength: 1)
-    weak var deallocated = producer
+    weak let deallocated = producer
     let received = Recorder<Int>()
     let first = producer!.observe { received.add($0) }
     let second = producer!.observe { _ in }
@@ -30,7 +30,7 @@ enum DeallocatedSourceChain: String, CaseIterable, Sendable {
 
   @Test func observableObservationsReportDisposedWhenItIsDeallocated() {
     var observable: Observable<Int>? = Observable(0)
-    weak var deallocated = observable
+    weak let deallocated = observable
     let plain = observable!.observe { _ in }
     let new = observable!.observeNew { _ in }
     observable!.value = 1
@@ -42,7 +42,7 @@ enum DeallocatedSourceChain: String, CaseIterable, Sendable {
 
   @Test func observableArrayObservationsReportDisposedWhenItIsDeallocated() {
     var array: ObservableArray<Int>? = ObservableArray([1, 2])
-    weak var deallocated = array
+    weak let deallocated = array
     let plain = array!.observe { _ in }
     let mapped = array!.mapElements { $0 * 2 }.observe { _ in }
     let filtered = array!.filterElements { $0 > 1 }.observe { _ in }
@@ -58,7 +58,7 @@ enum DeallocatedSourceChain: String, CaseIterable, Sendable {
   @Test(arguments: DeallocatedSourceChain.allCases)
   func chainObservationReportsDisposedWhenItsSourceIsDeallocated(_ chain: DeallocatedSourceChain) {
     var source: EventProducer<Int>? = EventProducer(replayLength: 1)
-    weak var deallocated = source
+    weak let deallocated = source
     let observation: any DisposableType
     switch chain {
     case .map: observation = source!.map { $0 * 2 }.observe { _ in }
@@ -81,7 +81,7 @@ enum DeallocatedSourceChain: String, CaseIterable, Sendable {
   @Test func deliverOnObservationReportsDisposedWhenItsSourceIsDeallocated() {
     let queue = DispatchQueue(label: "bond.tests.dealloc.deliverOn")
     var source: EventProducer<Int>? = EventProducer()
-    weak var deallocated = source
+    weak let deallocated = source
     let observation = source!.deliverOn(queue).observe { _ in }
     source!.next(1)
     queue.sync {}
@@ -117,7 +117,7 @@ enum DeallocatedSourceChain: String, CaseIterable, Sendable {
   @Test func bindingReportsDisposedWhenItsTargetIsDeallocated() {
     let source = EventProducer<Int>()
     var target: Observable<Int>? = Observable(0)
-    weak var deallocated = target
+    weak let deallocated = target
     let binding = source.bindTo(target!)
     source.next(1)
     #expect(target!.value == 1)
