@@ -69,7 +69,7 @@ import Testing
       edges: [(0, 1), (1, 2), (2, 0)],
       writerSides: [0, 1, 2, 0],
       rounds: 25 * stressScale,
-      perRound: 200
+      perRound: 100
     )
   }
 
@@ -80,7 +80,7 @@ import Testing
       edges: [(0, 1), (1, 2), (2, 3), (3, 4)],
       writerSides: [0, 1, 3, 4],
       rounds: 25 * stressScale,
-      perRound: 200
+      perRound: 100
     )
   }
 
@@ -91,7 +91,7 @@ import Testing
       edges: [(0, 1)],
       writerSides: [0, 1, 0, 1],
       rounds: 25 * stressScale,
-      perRound: 200
+      perRound: 100
     )
   }
 }

@@ -18,7 +18,7 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
   /// Shape (a): two producers whose observers each dispose (even rounds), or observe and then
   /// dispose (odd rounds), an observation of the other, sent from two threads.
   @Test func observersOfTwoProducersDisposeEachOthersObservations() {
-    let rounds = 200 * stressScale
+    let rounds = 100 * stressScale
     let perRound = 20
     withWatchdog("observersOfTwoProducersDisposeEachOthersObservations", seconds: 60) {
       for round in 0..<rounds {
@@ -67,7 +67,7 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
   /// Shape (b): `switchToLatest` switching to a new inner (which disposes its observation of the
   /// old inner) while an observer of the old inner disposes the switch's observation.
   @Test func switchToLatestSwitchingWhileAnInnersObserverDisposesTheSwitch() {
-    let rounds = 200 * stressScale
+    let rounds = 100 * stressScale
     withWatchdog("switchToLatestSwitchingWhileAnInnersObserverDisposesTheSwitch", seconds: 60) {
       for round in 0..<rounds {
         let outer = EventProducer<EventProducer<Int>>()
@@ -112,7 +112,7 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
   /// Shape (c): `performBatchUpdates` disposes an observation of the array while an observer,
   /// delivered on another thread, mutates the array (and so waits for the batch to end).
   @Test func batchDisposesAnObservationWhileAnObserverOnAnotherThreadMutates() {
-    let rounds = 200 * stressScale
+    let rounds = 100 * stressScale
     withWatchdog("batchDisposesAnObservationWhileAnObserverOnAnotherThreadMutates", seconds: 60) {
       for round in 0..<rounds {
         let array = ObservableArray<Int>([0])
@@ -160,7 +160,7 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
   /// Shape (d): an observer does `queue.sync {}` onto a serial queue while a block on that queue
   /// disposes a different observation of the same producer (the main-thread pattern of UI apps).
   @Test func observerWaitingOnASerialQueueWhoseBlockDisposesAnotherObservation() {
-    let rounds = 200 * stressScale
+    let rounds = 100 * stressScale
     let perRound = 10
     let queue = DispatchQueue(label: "bond.stress.liveness.serial")
     withWatchdog("observerWaitingOnASerialQueueWhoseBlockDisposesAnotherObservation", seconds: 60) {
