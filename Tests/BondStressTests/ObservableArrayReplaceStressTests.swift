@@ -9,19 +9,26 @@ import Testing
 
 @Suite(.serialized) struct ObservableArrayReplaceStressTests {
   /// Rebuilds the array from the events; remembers the array after each `.batch` (only the
-  /// replaces send one here). Touched only by deliveries, which never overlap.
+  /// replaces send one here). Written by deliveries, which never overlap; locked because the test
+  /// reads it while the last events may still be on their way (a replace that found others'
+  /// events queued behind its own hands their delivery to a worker and returns).
   final class ReplaceMirror: @unchecked Sendable {
-    var array: [Int] = []
-    var events = 0
-    var afterBatches: [[Int]] = []
+    private let lock = NSLock()
+    private var storedArray: [Int] = []
+    private var storedAfterBatches: [[Int]] = []
+    let events = Counter()
     let overlap = OverlapDetector()
     func receive(_ event: ObservableArrayEvent<Int>) {
       overlap.enter()
-      events += 1
-      event.operation.apply(to: &array)  // never `event.sequence`: O(n) per event
-      if case .batch = event.operation { afterBatches.append(array) }
+      lock.lock()
+      event.operation.apply(to: &storedArray)  // never `event.sequence`: O(n) per event
+      if case .batch = event.operation { storedAfterBatches.append(storedArray) }
+      lock.unlock()
+      events.increment()
       overlap.leave()
     }
+    var array: [Int] { lock.withLock { storedArray } }
+    var afterBatches: [[Int]] { lock.withLock { storedAfterBatches } }
   }
 
   final class Flag: Sendable {
@@ -65,6 +72,8 @@ import Testing
           }
         }
       }
+      // Every event is delivered, possibly by the worker a replace handed the rest to: wait for it.
+      waitUntilQuiet { mirror.events.count }
       observation.dispose()
       #expect(mutations.count > 0, "the mutator ran")
       #expect(mirror.overlap.count == 0)
