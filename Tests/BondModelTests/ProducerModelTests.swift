@@ -7,7 +7,11 @@
 // observer's log must be equal. A dispose from inside a delivery takes effect at once (guarantee
 // 3): an observer after the disposer in the producer's order does not receive the current event,
 // so the model keeps each producer's observers in the engine's order (registration order; a
-// switchToLatest observer moves to the end of the inner's order at each switch). (Array mutations are model-checked the same
+// switchToLatest observer moves to the end of the inner's order at each switch). `p.finish()`
+// ends `p` ("Finite streams"): its observers log the end (`endMark`) once and stop; a later
+// `p.next` reaches nobody; a later observer gets the replay, then the end; `combineLatest` ends
+// at once only if `p` ended without having sent to it, `merge` and `switchToLatest` go on (`q`
+// and the outer never end). (Array mutations are model-checked the same
 // way in Tests/BondTests/ObservableArrayPropertyTests.swift: mirrors rebuilt from the events.)
 //
 // A program is an array of small integers decoded into steps (so the library shrinks programs by
@@ -51,6 +55,8 @@ enum Step: CustomStringConvertible {
   /// A plain observer of `q` (or of `p`) that logs, and at each event it receives disposes the
   /// observation `target % count` (resolved when it registers, among the observations before it).
   case disposer(onQ: Bool, target: Int)
+  /// `p.finish()`.
+  case finishP
 
   /// Decodes a generated integer: mostly sends (to `p`, some to `q`), some observes, some disposes.
   init(code: Int) {
@@ -60,7 +66,12 @@ enum Step: CustomStringConvertible {
     case 4, 5: self = .observe(Chain.allCases[(code / 9) % Chain.allCases.count])
     case 6: self = .dispose(code / 9)
     case 7: self = .switchTo(toQ: (code / 9) % 2 == 1)
-    default: self = .disposer(onQ: (code / 9) % 2 == 1, target: code / 18)
+    default:
+      if (code / 9) % 8 == 7 {
+        self = .finishP
+      } else {
+        self = .disposer(onQ: (code / 9) % 2 == 1, target: code / 18)
+      }
     }
   }
 
@@ -72,6 +83,7 @@ enum Step: CustomStringConvertible {
     case .dispose(let index): "dispose(#\(index))"
     case .switchTo(let toQ): "outer.next(\(toQ ? "q" : "p"))"
     case .disposer(let onQ, let target): "\(onQ ? "q" : "p").observe{dispose(#\(target))}"
+    case .finishP: "p.finish()"
     }
   }
 }
@@ -79,6 +91,8 @@ enum Step: CustomStringConvertible {
 /// The echo chain's observer sends `value + 50` back into the producer for values below 5.
 let echoLimit = 5
 let echoOffset = 50
+/// What an observer logs for the end of the stream.
+let endMark = Int.min
 
 /// The reference model: single-threaded, obviously correct, no engine code.
 struct Model {
@@ -138,6 +152,8 @@ struct Model {
   /// The inner producer the switchToLatest observers follow: nil, false (p) or true (q).
   var followsQ: Bool?
   var observers: [Observer] = []
+  /// Whether `p.finish()` has run.
+  var pEnded = false
   /// The observers of `p` and of `q` (indices into `observers`) in the engine's delivery order.
   var pOrder: [Int] = [], qOrder: [Int] = []
 
@@ -149,6 +165,7 @@ struct Model {
   }
 
   mutating func send(_ value: Int) {
+    guard !pEnded else { return }  // after the end an event reaches nobody and enters no replay
     var queue = [value]
     while !queue.isEmpty {
       let event = queue.removeFirst()
@@ -162,6 +179,27 @@ struct Model {
         }
         if let echo = observers[index].feed(event, replayed: false) { queue.append(echo) }
       }
+    }
+  }
+
+  /// `p.finish()`: each observer of `p`, in order, meets the end.
+  mutating func finishP() {
+    guard !pEnded else { return }
+    pEnded = true
+    for index in pOrder where observers[index].active { endOfP(index) }
+  }
+
+  /// Observer `index` meets the end of `p`: a chain over `p` alone ends; `combineLatest` ends only
+  /// if `p` never sent to it; `merge` and `switchToLatest` go on.
+  mutating func endOfP(_ index: Int) {
+    switch observers[index].chain {
+    case .merge, .switchLatest:
+      return
+    case .combine where observers[index].latestP != nil:
+      return
+    default:
+      observers[index].log.append(endMark)
+      observers[index].active = false
     }
   }
 
@@ -216,6 +254,7 @@ struct Model {
     pOrder.append(index)
     if chain == .combine || chain == .merge { qOrder.append(index) }
     for echo in echoes { send(echo) }
+    if pEnded { endOfP(index) }  // registered after the end: the replay, then the end
   }
 
   /// A disposer of `q` (or `p`); its target is chosen among the observations before it.
@@ -231,6 +270,7 @@ struct Model {
       // p's replay is delivered to it at registration: each replayed event fires it too.
       for event in history.suffix(replayLength) { fireDisposer(index, event) }
       pOrder.append(index)
+      if pEnded { endOfP(index) }
     }
   }
 
@@ -254,25 +294,29 @@ final class EngineRun {
     let slot = logs.count
     logs.append([])
     let record: (Int) -> Void = { [unowned self] in logs[slot].append($0) }
+    let end: () -> Void = { record(endMark) }
     let producer = self.producer
     let observation: any DisposableType
     switch chain {
-    case .plain: observation = producer.observe(record)
-    case .map: observation = producer.map { $0 * 3 }.observe(record)
-    case .filter: observation = producer.filter { $0 % 2 == 0 }.observe(record)
-    case .skip: observation = producer.skip(2).observe(record)
-    case .distinct: observation = producer.distinct().observe(record)
-    case .startWith: observation = producer.startWith(-1).observe(record)
-    case .reduce: observation = producer.reduce(0, +).observe(record)
-    case .observeNew: observation = producer.observeNew(record)
-    case .combine: observation = combineLatest(producer, q).map { $0 * 10 + $1 }.observe(record)
-    case .merge: observation = merge([producer, q]).observe(record)
-    case .switchLatest: observation = outer.switchToLatest().observe(record)
+    case .plain: observation = producer.observe(record, finished: end)
+    case .map: observation = producer.map { $0 * 3 }.observe(record, finished: end)
+    case .filter: observation = producer.filter { $0 % 2 == 0 }.observe(record, finished: end)
+    case .skip: observation = producer.skip(2).observe(record, finished: end)
+    case .distinct: observation = producer.distinct().observe(record, finished: end)
+    case .startWith: observation = producer.startWith(-1).observe(record, finished: end)
+    case .reduce: observation = producer.reduce(0, +).observe(record, finished: end)
+    case .observeNew: observation = producer.observeNew(record, finished: end)
+    case .combine: observation = combineLatest(producer, q).map { $0 * 10 + $1 }.observe(record, finished: end)
+    case .merge: observation = merge([producer, q]).observe(record, finished: end)
+    case .switchLatest: observation = outer.switchToLatest().observe(record, finished: end)
     case .echo:
-      observation = producer.observe { event in
-        record(event)
-        if event < echoLimit { producer.next(event + echoOffset) }
-      }
+      observation = producer.observe(
+        { event in
+          record(event)
+          if event < echoLimit { producer.next(event + echoOffset) }
+        },
+        finished: end
+      )
     }
     observations.append(observation)
   }
@@ -286,6 +330,8 @@ final class EngineRun {
     let observation = source.observe { [unowned self] event in
       logs[slot].append(event)
       victim?.dispose()
+    } finished: { [unowned self] in
+      logs[slot].append(endMark)
     }
     observations.append(observation)
   }
@@ -324,6 +370,9 @@ final class EngineRun {
         case .disposer(let onQ, let target):
           model.observeDisposer(onQ: onQ, target: target)
           engine.observeDisposer(onQ: onQ, target: target)
+        case .finishP:
+          model.finishP()
+          engine.producer.finish()
         }
       }
       let expected = model.observers.map(\.log)
