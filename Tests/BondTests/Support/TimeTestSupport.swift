@@ -27,3 +27,32 @@ func timeline<P: EventProducerType>(
 func exitTestStandardError(_ result: ExitTest.Result?) -> String {
   String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
 }
+
+/// Like ``timeline(_:until:_:)``, with the upstream finished at `endAt`: the end is recorded as
+/// "end@time". Checks that the observation is over at `end` (`isDisposed`) and left nothing behind.
+func finiteTimeline<P: EventProducerType>(
+  _ inputs: [(Double, Int)],
+  endAt: Double,
+  until end: Double,
+  _ operate: (EventProducer<Int>, TestScheduler) -> P
+) -> [String] where P.Event == Int {
+  let clock = TestScheduler()
+  let source = EventProducer<Int>()
+  let delivered = Recorder<String>()
+  let observation = operate(source, clock).observe {
+    delivered.add("\($0)@\(clock.now)")
+  } finished: {
+    delivered.add("end@\(clock.now)")
+  }
+  for (time, value) in inputs {
+    clock.advance(to: time)
+    source.next(value)
+  }
+  clock.advance(to: endAt)
+  source.finish()
+  source.next(-1)  // after the end: reaches nobody
+  clock.advance(to: end)
+  #expect(observation.isDisposed, "the observation is over at the end")
+  #expect(source.observerCount == 0 && clock.pendingActionCount == 0)
+  return delivered.items
+}
