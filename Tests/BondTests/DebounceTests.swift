@@ -201,12 +201,7 @@ extension DebounceTests {
   @Test func disposeWithAnEventWaitingIsNotAnEnd() {
     let clock = TestScheduler()
     let source = EventProducer<Int>()
-    let log = Recorder<String>()
-    let observation = source.debounce(seconds: 1, queue: clock).observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let (log, observation) = logEvents(of: source.debounce(seconds: 1, queue: clock))
     source.next(1)
     observation.dispose()
     source.finish()

@@ -332,12 +332,7 @@ extension DeliverOnTests {
   @Test func theEndWaitsForTheSchedulerLikeAnEvent() {
     let clock = TestScheduler()
     let source = EventProducer<Int>()
-    let log = Recorder<String>()
-    let observation = source.deliverOn(clock).observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let (log, observation) = logEvents(of: source.deliverOn(clock))
     source.next(1)
     source.finish()
     #expect(log.items == [] && !observation.isDisposed, "nothing before the scheduler runs")
@@ -353,13 +348,7 @@ extension DeliverOnTests {
       let clock = TestScheduler()
       let source = EventProducer<Int>()
       let drops = DeliveryStatistics()
-      let log = Recorder<String>()
-      source.deliverOn(clock, bufferLimit: 2, whenFull: policy, statistics: drops)
-        .observe {
-          log.add("\($0)")
-        } finished: {
-          log.add("end")
-        }
+      let (log, _) = logEvents(of: source.deliverOn(clock, bufferLimit: 2, whenFull: policy, statistics: drops))
       source.next(1)
       source.next(2)
       source.next(3)
@@ -375,12 +364,7 @@ extension DeliverOnTests {
     let source = EventProducer<Int>(replayLength: 1)
     source.next(1)
     source.finish()
-    let log = Recorder<String>()
-    let observation = source.deliverOn(clock).observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let (log, observation) = logEvents(of: source.deliverOn(clock))
     #expect(log.items == [])
     clock.advance(by: 0)
     #expect(log.items == ["1", "end"] && observation.isDisposed)
@@ -404,12 +388,7 @@ extension DeliverOnTests {
   @Test func disposeBeforeTheEndIsDeliveredMeansNoEnd() {
     let clock = TestScheduler()
     let source = EventProducer<Int>()
-    let log = Recorder<String>()
-    let observation = source.deliverOn(clock).observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let (log, observation) = logEvents(of: source.deliverOn(clock))
     source.next(1)
     source.finish()
     observation.dispose()

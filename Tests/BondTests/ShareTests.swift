@@ -85,22 +85,12 @@ extension ShareTests {
   @Test func relaysTheEndAndReplaysItToLaterObservers() {
     let source = EventProducer<Int>()
     let shared = source.map { $0 * 10 }.share(replayLength: 1)
-    let early = Recorder<String>()
-    let observation = shared.observe {
-      early.add("\($0)")
-    } finished: {
-      early.add("end")
-    }
+    let (early, observation) = logEvents(of: shared)
     source.next(1)
     source.finish()
     #expect(early.items == ["10", "end"] && observation.isDisposed)
     #expect(shared.isFinished && shared.observerCount == 0 && source.observerCount == 0)
-    let late = Recorder<String>()
-    shared.observe {
-      late.add("\($0)")
-    } finished: {
-      late.add("end")
-    }
+    let (late, _) = logEvents(of: shared)
     #expect(late.items == ["10", "end"])
   }
 
@@ -110,12 +100,7 @@ extension ShareTests {
     source.finish()
     let shared = source.share(replayLength: 1)
     #expect(shared.isFinished)
-    let log = Recorder<String>()
-    shared.observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let (log, _) = logEvents(of: shared)
     #expect(log.items == ["1", "end"])
   }
 

@@ -8,24 +8,7 @@ func timeline<P: EventProducerType>(
   until end: Double,
   _ operate: (EventProducer<Int>, TestScheduler) -> P
 ) -> [String] where P.Event == Int {
-  let clock = TestScheduler()
-  let source = EventProducer<Int>()
-  let delivered = Recorder<String>()
-  let observation = operate(source, clock).observe { delivered.add("\($0)@\(clock.now)") }
-  for (time, value) in inputs {
-    clock.advance(to: time)
-    source.next(value)
-  }
-  clock.advance(to: end)
-  observation.dispose()
-  // Leak check: the upstream observation ended and no timer is left behind.
-  #expect(source.observerCount == 0 && clock.pendingActionCount == 0)
-  return delivered.items
-}
-
-/// What an exit test's process wrote to standard error (where a precondition prints its message).
-func exitTestStandardError(_ result: ExitTest.Result?) -> String {
-  String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+  runTimeline(inputs, endAt: nil, until: end, operate)
 }
 
 /// Like ``timeline(_:until:_:)``, with the upstream finished at `endAt`: the end is recorded as
@@ -33,6 +16,15 @@ func exitTestStandardError(_ result: ExitTest.Result?) -> String {
 func finiteTimeline<P: EventProducerType>(
   _ inputs: [(Double, Int)],
   endAt: Double,
+  until end: Double,
+  _ operate: (EventProducer<Int>, TestScheduler) -> P
+) -> [String] where P.Event == Int {
+  runTimeline(inputs, endAt: endAt, until: end, operate)
+}
+
+private func runTimeline<P: EventProducerType>(
+  _ inputs: [(Double, Int)],
+  endAt: Double?,
   until end: Double,
   _ operate: (EventProducer<Int>, TestScheduler) -> P
 ) -> [String] where P.Event == Int {
@@ -48,11 +40,31 @@ func finiteTimeline<P: EventProducerType>(
     clock.advance(to: time)
     source.next(value)
   }
-  clock.advance(to: endAt)
-  source.finish()
-  source.next(-1)  // after the end: reaches nobody
+  if let endAt {
+    clock.advance(to: endAt)
+    source.finish()
+    source.next(-1)  // after the end: reaches nobody
+  }
   clock.advance(to: end)
-  #expect(observation.isDisposed, "the observation is over at the end")
+  if endAt != nil { #expect(observation.isDisposed, "the observation is over at the end") }
+  observation.dispose()
+  // Leak check: the upstream observation ended and no timer is left behind.
   #expect(source.observerCount == 0 && clock.pendingActionCount == 0)
   return delivered.items
+}
+
+/// Observes `producer`, logging each event as "\(event)" and the end as "end".
+func logEvents<P: EventProducerType>(of producer: P) -> (log: Recorder<String>, observation: any DisposableType) {
+  let log = Recorder<String>()
+  let observation = producer.observe {
+    log.add("\($0)")
+  } finished: {
+    log.add("end")
+  }
+  return (log, observation)
+}
+
+/// What an exit test's process wrote to standard error (where a precondition prints its message).
+func exitTestStandardError(_ result: ExitTest.Result?) -> String {
+  String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
 }
