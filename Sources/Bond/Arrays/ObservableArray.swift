@@ -249,6 +249,13 @@ public final class ObservableArray<Element>: EventProducerType {
   /// (or batch) waits until the batch ends, and its reads give the array as it was before the batch.
   /// So the closure must not wait for another thread that mutates this array.
   public func performBatchUpdates(_ updates: (ObservableArray<Element>) -> Void) {
+    performBatchUpdates(handOffBudget: .max, updates)
+  }
+
+  /// ``performBatchUpdates(_:)``, handing off at most `handOffBudget` work items on this thread
+  /// (see ``handOff(_:budget:)``).
+  @usableFromInline
+  func performBatchUpdates(handOffBudget: Int, _ updates: (ObservableArray<Element>) -> Void) {
     let thread = currentThreadID()
     if !state.withLock({ $0.joinBatchLocked(thread: thread) }) {
       batchGate.wait()  // blocks while another thread's batch runs
@@ -258,7 +265,7 @@ public final class ObservableArray<Element>: EventProducerType {
     updates(self)
     let (ended, first) = state.withLock { $0.endBatchLocked() }
     if ended { batchGate.signal() }
-    if let first { handOff(first) }
+    if let first { handOff(first, budget: handOffBudget) }
   }
 
   /// Returns a two-dimensional observable array whose only element is this array: the shape that
@@ -269,30 +276,24 @@ public final class ObservableArray<Element>: EventProducerType {
 
   // MARK: - Observing
 
-  /// Registers `observer`: it first receives a `.reset` of the current array, then every later event.
+  /// Registers `observer`: it first receives a `.reset` of the current array, then every later
+  /// event; `registered` right after the `.reset`; `finished` when the array is deallocated.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    register(observer, registered: nil)
-  }
-
-  /// Registers `observer` and calls `registered` right after its `.reset` replay, before any
-  /// later event.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    register(observer, registered: registered)
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    register(observer)
   }
 
   // MARK: - Internals
 
   @inlinable
-  func register(_ observer: @escaping (Event) -> Void, registered: (() -> Void)?) -> any DisposableType {
+  func register(_ observer: EventObserver<Event>) -> any DisposableType {
     let token = tokens.wrappingAdd(1, ordering: .relaxed).newValue
-    let relay = ObservableArrayObserver(token: token, observer: observer, registered: registered)
+    let relay = ObservableArrayObserver(token: token, observer: observer.event, registered: observer.registered)
     // The relay is registered before its replay marker is queued (below), so the producer
-    // delivers the marker to it; until then the relay ignores the events it receives.
-    let disposable = delivery.observe { relay.receive($0) }
+    // delivers the marker to it; until then the relay ignores the events it receives. The end
+    // (the array deallocated) comes from the delivery producer.
+    let disposable = delivery.observe(with: EventObserver({ relay.receive($0) }, finished: observer.finished))
     let first = state.withLock { $0.enqueueLocked(.replay(token: token)) }
     if let first { handOff(first) }
     return disposable
@@ -356,6 +357,10 @@ public final class ObservableArray<Element>: EventProducerType {
     }
   }
 
+  /// How many work items `replace(with:performDiff:)` hands off on its own thread before it
+  /// passes the rest of the hand-off to a worker.
+  @usableFromInline static var replaceHandOffBudget: Int { 1024 }
+
   /// Blocks until the batch of another thread ends.
   @usableFromInline
   func waitForBatch() {
@@ -363,13 +368,26 @@ public final class ObservableArray<Element>: EventProducerType {
     batchGate.signal()
   }
 
-  /// Performs `first`, then all work queued meanwhile, in order: builds each event on `delivered`
+  /// Performs `first`, then the work queued meanwhile, in order: builds each event on `delivered`
   /// and hands it to the delivery producer. The caller became the hand-off thread; it stays so
-  /// until the outbox is empty.
+  /// until the outbox is empty (so that when every mutating call has returned, every event has
+  /// been delivered), or, with a `budget`, until it has performed that many items: then, if other
+  /// threads keep mutating faster than the observers take the events, it hands the rest of the
+  /// loop to a worker (one dispatch) and returns. `replace(with:performDiff:)` uses a budget, so
+  /// that it completes however fast other threads mutate.
   @inlinable
-  func handOff(_ first: ObservableArrayWork<Element>) {
+  func handOff(_ first: ObservableArrayWork<Element>, budget: Int = .max) {
     var next: ObservableArrayWork<Element>? = first
+    var performed = 0
     while let work = next.take() {
+      if performed == budget {
+        // Still the hand-off role (`isHandingOff` stays set): the worker continues in order.
+        // The dispatch orders this thread's writes to `delivered` before the worker's.
+        let rest = UncheckedSendable((self, work))
+        DispatchQueue.global().async { rest.value.0.handOff(rest.value.1) }
+        return
+      }
+      performed += 1
       // Outside the lock: delivery runs observers, which may mutate or observe this array (their
       // work is queued, and performed by this loop after the current event).
       switch work {
@@ -412,7 +430,7 @@ extension ObservableArray where Element: Equatable {
       return
     }
     for _ in 0..<Self.optimisticReplaceTries where replaceIfUnchanged(with: array) { return }
-    performBatchUpdates { _ in
+    performBatchUpdates(handOffBudget: Self.replaceHandOffBudget) { _ in
       // This thread owns the batch: no other thread mutates until it ends, so the diff holds.
       let old = state.withLock { $0.array }
       let operation = ObservableArrayOperation.difference(from: old, to: array)
@@ -444,7 +462,7 @@ extension ObservableArray where Element: Equatable {
     }
     guard let (replaced, first) = outcome else { return false }
     _ = replaced  // released outside the lock
-    if let first { handOff(first) }
+    if let first { handOff(first, budget: Self.replaceHandOffBudget) }
     return true
   }
 }

@@ -55,9 +55,16 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     )
   }
 
+  /// Whether `dispose()` was called: the drain checks it before each delivery.
+  @inlinable
+  var isStopped: Bool {
+    disposedFlag.load(ordering: .acquiring)
+  }
+
+  /// Disposed, or its upstream observation ended (the upstream producer was deallocated).
   @inlinable
   var isDisposed: Bool {
-    disposedFlag.load(ordering: .acquiring)
+    isStopped || state.withLock { $0.upstream?.isDisposed ?? false }
   }
 
   /// Queues `event` for delivery (from any thread). With `endsRegistration`, the `registered`
@@ -178,15 +185,15 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
         var offset = 0
         while let event = batch.pop() {
           if let registered, registered.offset == offset {
-            guard !isDisposed else { return }
+            guard !isStopped else { return }
             registered.callback.value()
           }
-          guard !isDisposed else { return }
+          guard !isStopped else { return }
           observer.value(event)
           offset += 1
         }
         if let registered, registered.offset == offset {
-          guard !isDisposed else { return }
+          guard !isStopped else { return }
           registered.callback.value()
         }
         delivered += offset
@@ -210,10 +217,10 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
         deliverEnd(released)
         return
       case .registered(let callback):
-        guard !isDisposed else { return }
+        guard !isStopped else { return }
         callback.value()
       case .deliver(let observer, let event):
-        guard !isDisposed else { return }
+        guard !isStopped else { return }
         observer.value(event)
         delivered += 1
       }
