@@ -55,17 +55,16 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     )
   }
 
-  /// Whether `dispose()` was called: the drain checks it before each delivery.
+  /// Whether `dispose()` was called or the end delivered: the drain checks it before each delivery.
   @inlinable
   var isStopped: Bool {
     disposedFlag.load(ordering: .acquiring)
   }
 
-  /// Disposed, or its upstream observation ended (the upstream producer was deallocated).
+  /// Disposed, or over: its end was delivered (the upstream ended: it finished or was deallocated),
+  /// on the scheduler after the last event.
   @inlinable
-  var isDisposed: Bool {
-    isStopped || state.withLock { $0.upstream?.isDisposed ?? false }
-  }
+  var isDisposed: Bool { isStopped }
 
   /// Queues `event` for delivery (from any thread). With `endsRegistration`, the `registered`
   /// callback is due right after it. With `onScheduler` (the caller is an action running on the
