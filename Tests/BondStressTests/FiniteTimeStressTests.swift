@@ -22,6 +22,10 @@ import Testing
   }
 
   @Test func finishRacingNextFromFourThreadsThroughDeliverOn() {
+    withWatchdog("finishRacingNextFromFourThreadsThroughDeliverOn", seconds: 300) { finishRacingNext() }
+  }
+
+  private func finishRacingNext() {
     let threads = 4
     let perThread = 2_000 * stressScale
     let rounds = 20
