@@ -1,3 +1,4 @@
+import BondTesting
 import Testing
 @testable import Bond
 
@@ -272,5 +273,53 @@ private struct Opaque: Sendable {
     let twoWay: any DisposableType = left.map { $0 }.share(replayLength: 1) ->> right
     #expect(right.value == 1)
     twoWay.dispose()
+  }
+}
+
+// MARK: - The end (CONTRACT.md, "Finite streams" 5): a binding ends with its source
+
+extension BindingTests {
+  @Test func aBindingEndsWhenItsSourceEndsAndTheTargetIsNotFinished() {
+    let source = EventProducer<Int>()
+    let target = EventProducer<Int>(replayLength: 1)
+    let optionalTarget = Observable<Int?>(nil)
+    let binding = source.bindTo(target)
+    let optionalBinding = source ->> optionalTarget
+    source.next(1)
+    source.finish()
+    #expect(binding.isDisposed && optionalBinding.isDisposed && source.observerCount == 0)
+    #expect(!target.isFinished && optionalTarget.value == 1)
+    target.next(2)  // the target lives on
+    let log = Recorder<Int>()
+    target.observe { log.add($0) }
+    #expect(log.items == [2])
+  }
+
+  @Test func aKeyPathBindingEndsWhenItsSourceEnds() {
+    final class Label: @unchecked Sendable {
+      var text = ""
+      var optionalText: String?
+    }
+    let label = Label()
+    let source = EventProducer<String>()
+    let binding = source.bindTo(label, \.text)
+    let optionalBinding = source.bindTo(label, \.optionalText)
+    source.next("a")
+    source.finish()
+    source.next("b")
+    #expect(label.text == "a" && label.optionalText == "a")
+    #expect(binding.isDisposed && optionalBinding.isDisposed && source.observerCount == 0)
+  }
+
+  @Test func aBindingThroughDeliverOnEndsAfterTheLastEventOnTheScheduler() {
+    let clock = TestScheduler()
+    let source = EventProducer<Int>()
+    let target = Observable(0)
+    let binding = source.deliverOn(clock) ->> target
+    source.next(1)
+    source.finish()
+    #expect(!binding.isDisposed && target.value == 0)
+    clock.run()
+    #expect(binding.isDisposed && target.value == 1)
   }
 }

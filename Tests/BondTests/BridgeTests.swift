@@ -171,3 +171,65 @@ import Testing
     #expect(weakCapture == nil)
   }
 }
+
+// MARK: - The end (CONTRACT.md, "Finite streams" 3 and 5)
+
+extension BridgeTests {
+  @Test func valuesFinishesWhenTheProducerFinishes() async {
+    let producer = EventProducer<Int>()
+    let stream = producer.values
+    producer.next(1)
+    producer.next(2)
+    producer.finish()
+    var got: [Int] = []
+    for await value in stream { got.append(value) }
+    #expect(got == [1, 2], "every event, then the loop ends")
+    #expect(producer.observerCount == 0)
+  }
+
+  @Test func valuesFinishesWhenTheProducerIsDeallocated() async {
+    var producer: EventProducer<Int>? = EventProducer<Int>()
+    let stream = producer!.values
+    producer?.next(1)
+    producer = nil
+    var got: [Int] = []
+    for await value in stream { got.append(value) }
+    #expect(got == [1])
+  }
+
+  @Test func valuesOfAFinishedProducerReplaysThenFinishes() async {
+    let producer = EventProducer<Int>(replayLength: 2)
+    producer.next(1)
+    producer.next(2)
+    producer.finish()
+    var got: [Int] = []
+    for await value in producer.values { got.append(value) }
+    #expect(got == [1, 2])
+  }
+
+  @Test func valuesThroughAChainFinishes() async {
+    let producer = EventProducer<Int>()
+    let stream = producer.map { $0 + 1 }.values
+    producer.next(1)
+    producer.finish()
+    var got: [Int] = []
+    for await value in stream { got.append(value) }
+    #expect(got == [2])
+  }
+
+  @Test func theNotificationBridgeNeverEndsByItself() {
+    let center = NotificationCenter()
+    let name = Notification.Name("BridgeTests.end")
+    let log = Recorder<String>()
+    let observation = center.bnd_notification(name).observe { _ in
+      log.add("note")
+    } finished: {
+      log.add("end")
+    }
+    center.post(name: name, object: nil)
+    center.post(name: name, object: nil)
+    #expect(log.items == ["note", "note"] && !observation.isDisposed)
+    observation.dispose()
+    #expect(log.items == ["note", "note"], "dispose() is not an end")
+  }
+}

@@ -170,3 +170,42 @@ import Testing
     #expect(exitTestStandardError(result).contains("debounce(seconds:queue:): seconds must be 0 or more, got nan"))
   }
 }
+
+// MARK: - The end (CONTRACT.md, "Finite streams" 5): the waiting event at once, then the end
+
+extension DebounceTests {
+  @Test func theEndDeliversTheWaitingEventAtOnceThenTheEnd() {
+    // | time      | 0 | 0.5 | 0.8    |
+    // | upstream  | 1 | 2   | end    |
+    // | delivered |   |     | 2, end |   (not 2 at 1.5: no wait at the end)
+    let delivered = finiteTimeline([(0, 1), (0.5, 2)], endAt: 0.8, until: 3) { source, clock in
+      source.debounce(seconds: 1, queue: clock)
+    }
+    #expect(delivered == ["2@0.8", "end@0.8"])
+  }
+
+  @Test func theEndWithNothingWaitingComesAlone() {
+    let delivered = finiteTimeline([(0, 1)], endAt: 2, until: 3) { source, clock in
+      source.debounce(seconds: 1, queue: clock)
+    }
+    #expect(delivered == ["1@1.0", "end@2.0"])
+  }
+
+  @Test func zeroSecondsDeliversTheEndAfterEveryEvent() {
+    let delivered = finiteTimeline([(0, 1), (0, 2)], endAt: 0.5, until: 1) { source, clock in
+      source.debounce(seconds: 0, queue: clock)
+    }
+    #expect(delivered == ["1@0.0", "2@0.0", "end@0.5"])
+  }
+
+  @Test func disposeWithAnEventWaitingIsNotAnEnd() {
+    let clock = TestScheduler()
+    let source = EventProducer<Int>()
+    let (log, observation) = logEvents(of: source.debounce(seconds: 1, queue: clock))
+    source.next(1)
+    observation.dispose()
+    source.finish()
+    clock.run()
+    #expect(log.items == [] && clock.pendingActionCount == 0)
+  }
+}

@@ -315,3 +315,92 @@ private final class CountingScheduler: Scheduler {
     )
   }
 }
+
+// MARK: - The end (CONTRACT.md, "Finite streams" 5)
+
+extension DeliverOnTests {
+  @Test func theEndComesOnTheSchedulerAfterEveryBufferedEvent() {
+    // | time      | 0       | 1   | 2       |
+    // | upstream  | 1, 2    |     | 3, end  |
+    // | delivered | 1, 2    |     | 3, end  |
+    let delivered = finiteTimeline([(0, 1), (0, 2), (2, 3)], endAt: 2, until: 3) { source, clock in
+      source.deliverOn(clock)
+    }
+    #expect(delivered == ["1@0.0", "2@0.0", "3@2.0", "end@2.0"])
+  }
+
+  @Test func theEndWaitsForTheSchedulerLikeAnEvent() {
+    let clock = TestScheduler()
+    let source = EventProducer<Int>()
+    let (log, observation) = logEvents(of: source.deliverOn(clock))
+    source.next(1)
+    source.finish()
+    #expect(log.items == [] && !observation.isDisposed, "nothing before the scheduler runs")
+    clock.advance(by: 0)
+    #expect(log.items == ["1", "end"] && observation.isDisposed)
+    #expect(clock.pendingActionCount == 0)
+  }
+
+  @Test func aBoundedDeliverOnNeverDropsTheEnd() {
+    for (policy, expected) in [
+      (DeliveryOverflowPolicy.dropOldest, ["2", "3", "end"]), (.dropNewest, ["1", "2", "end"]),
+    ] {
+      let clock = TestScheduler()
+      let source = EventProducer<Int>()
+      let drops = DeliveryStatistics()
+      let (log, _) = logEvents(of: source.deliverOn(clock, bufferLimit: 2, whenFull: policy, statistics: drops))
+      source.next(1)
+      source.next(2)
+      source.next(3)
+      source.finish()  // the buffer is full: the end takes no place in it
+      clock.run()
+      #expect(log.items == expected, "\(policy)")
+      #expect(drops.droppedCount == 1, "only an event was dropped, never the end")
+    }
+  }
+
+  @Test func aLateObserverOfAFinishedProducerGetsTheReplayThenTheEndOnTheScheduler() {
+    let clock = TestScheduler()
+    let source = EventProducer<Int>(replayLength: 1)
+    source.next(1)
+    source.finish()
+    let (log, observation) = logEvents(of: source.deliverOn(clock))
+    #expect(log.items == [])
+    clock.advance(by: 0)
+    #expect(log.items == ["1", "end"] && observation.isDisposed)
+  }
+
+  @Test func withoutAFinishedClosureTheEndStillReleasesTheObserver() {
+    let clock = TestScheduler()
+    let source = EventProducer<Int>()
+    weak var weakToken: Tracked?
+    let observation: any DisposableType
+    do {
+      let token = Tracked()
+      weakToken = token
+      observation = source.deliverOn(clock).observe { _ in _ = token }
+    }
+    source.finish()
+    clock.run()
+    #expect(observation.isDisposed && weakToken == nil)
+  }
+
+  @Test func disposeBeforeTheEndIsDeliveredMeansNoEnd() {
+    let clock = TestScheduler()
+    let source = EventProducer<Int>()
+    let (log, observation) = logEvents(of: source.deliverOn(clock))
+    source.next(1)
+    source.finish()
+    observation.dispose()
+    clock.run()
+    #expect(log.items == [], "dispose() is not an end")
+  }
+
+  @Test func aNilRegisteredSchedulesNoDrainThroughAChain() {
+    let scheduler = CountingScheduler()
+    let source = EventProducer<Int>()
+    let observation = source.deliverOn(scheduler).map { $0 + 1 }.observe { _ in }
+    #expect(scheduler.calls.items == [], "nobody asked for `registered`: nothing to schedule")
+    observation.dispose()
+  }
+}

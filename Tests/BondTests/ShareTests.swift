@@ -78,3 +78,41 @@ import Testing
     }
   }
 }
+
+// MARK: - The end (CONTRACT.md, "Finite streams" 5): relayed, and replayed to later observers
+
+extension ShareTests {
+  @Test func relaysTheEndAndReplaysItToLaterObservers() {
+    let source = EventProducer<Int>()
+    let shared = source.map { $0 * 10 }.share(replayLength: 1)
+    let (early, observation) = logEvents(of: shared)
+    source.next(1)
+    source.finish()
+    #expect(early.items == ["10", "end"] && observation.isDisposed)
+    #expect(shared.isFinished && shared.observerCount == 0 && source.observerCount == 0)
+    let (late, _) = logEvents(of: shared)
+    #expect(late.items == ["10", "end"])
+  }
+
+  @Test func anUpstreamThatHasAlreadyEndedEndsTheSharedProducerAtOnce() {
+    let source = EventProducer<Int>(replayLength: 1)
+    source.next(1)
+    source.finish()
+    let shared = source.share(replayLength: 1)
+    #expect(shared.isFinished)
+    let (log, _) = logEvents(of: shared)
+    #expect(log.items == ["1", "end"])
+  }
+
+  @Test func theEndedSharedProducerIsReleasedWithItsLastReference() {
+    let source = EventProducer<Int>()
+    weak var weakShared: EventProducer<Int>?
+    do {
+      let shared = source.share()
+      weakShared = shared
+      shared.observe({ _ in }, finished: {})
+      source.finish()
+    }
+    #expect(weakShared == nil, "the end released the managed producer's keep-alive")
+  }
+}

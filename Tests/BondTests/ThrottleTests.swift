@@ -258,3 +258,61 @@ import Testing
     #expect(exitTestStandardError(result).contains("throttle(seconds:queue:mode:): seconds must be 0 or more, got nan"))
   }
 }
+
+// MARK: - The end (CONTRACT.md, "Finite streams" 5): the pending event at once, then the end
+
+extension ThrottleTests {
+  @Test func theEndDeliversThePendingEventAtOnceThenTheEnd() {
+    // | time      | 0 | 0.5 | 0.6    |
+    // | upstream  | 1 | 2   | end    |
+    // | delivered |   |     | 2, end |   (not 2 at 1: nothing waits for the window at the end)
+    let delivered = finiteTimeline([(0, 1), (0.5, 2)], endAt: 0.6, until: 3) { source, clock in
+      source.throttle(seconds: 1, queue: clock)
+    }
+    #expect(delivered == ["2@0.6", "end@0.6"])
+  }
+
+  @Test func theEndWithNothingPendingComesAlone() {
+    let delivered = finiteTimeline([(0, 1), (0.5, 2)], endAt: 1.5, until: 3) { source, clock in
+      source.throttle(seconds: 1, queue: clock)
+    }
+    #expect(delivered == ["2@1.0", "end@1.5"])
+  }
+
+  @Test func theEndInEachMode() {
+    // Events 1, 2 at 0, 0.5; the end at 0.7; `seconds` 1.
+    let expected: [(ThrottleMode, [String])] = [
+      (.latest, ["2@0.7", "end@0.7"]),
+      (.leading, ["1@0.0", "end@0.7"]),
+      (.leadingAndLatest, ["1@0.0", "2@0.7", "end@0.7"]),
+    ]
+    for (mode, events) in expected {
+      let delivered = finiteTimeline([(0, 1), (0.5, 2)], endAt: 0.7, until: 3) { source, clock in
+        source.throttle(seconds: 1, queue: clock, mode: mode)
+      }
+      #expect(delivered == events, "\(mode)")
+    }
+  }
+
+  @Test func zeroSecondsDeliversTheEndAfterEveryEvent() {
+    let delivered = finiteTimeline([(0, 1), (0, 2)], endAt: 0, until: 1) { source, clock in
+      source.throttle(seconds: 0, queue: clock)
+    }
+    #expect(delivered == ["1@0.0", "2@0.0", "end@0.0"])
+  }
+
+  @Test func aReplayedEventPendingAtTheEndIsFlushedWithRegistered() {
+    let clock = TestScheduler()
+    let source = EventProducer<Int>(replayLength: 1)
+    source.next(1)
+    let log = Recorder<String>()
+    let observation = source.throttle(seconds: 1, queue: clock)
+      .observe(
+        with: EventObserver({ log.add("\($0)") }, finished: { log.add("end") }, registered: { log.add("registered") })
+      )
+    source.finish()
+    clock.advance(by: 0)
+    #expect(log.items == ["1", "registered", "end"] && observation.isDisposed)
+    #expect(clock.pendingActionCount == 0)
+  }
+}

@@ -223,3 +223,137 @@ import Testing
     #expect(machine.registrationEnded() == false)
   }
 }
+
+// MARK: - The end
+
+extension TimeStateMachineTests {
+  @Test func deliverOnEndComesAfterTheBufferAndEndsTheDelivery() {
+    var machine = DeliverOnStateMachine<Int>(
+      observer: UncheckedSendable { _ in },
+      registered: nil,
+      finished: {},
+      bufferLimit: .max,
+      overflowPolicy: .dropOldest
+    )
+    guard case .startDrain = machine.eventReceived(1) else {
+      Issue.record("no drain")
+      return
+    }
+    guard case .none = machine.endReceived() else {
+      Issue.record("a drain is already under way: the end joins it")
+      return
+    }
+    guard case .none = machine.eventReceived(2) else {
+      Issue.record("an event after the end")
+      return
+    }
+    var batch = WorkQueue<Int>()
+    guard case .deliver = machine.nextBatch(&batch, mayContinue: true) else {
+      Issue.record("no batch")
+      return
+    }
+    #expect(batch.count == 1, "the event after the end was not taken")
+    _ = batch.pop()
+    guard case .finish(let released) = machine.nextBatch(&batch, mayContinue: true) else {
+      Issue.record("no end")
+      return
+    }
+    #expect(released.finished?.value != nil && released.observer != nil)
+    #expect(machine.isDisposed && machine.isDraining, "over: no drain starts again")
+    guard case .none = machine.endReceived() else {
+      Issue.record("a second end")
+      return
+    }
+  }
+
+  @Test func deliverOnEndIntoAnIdleDeliveryStartsADrain() {
+    var machine = delivery(registered: false)
+    guard case .startDrain = machine.endReceived() else {
+      Issue.record("no drain")
+      return
+    }
+    guard case .finish(let released) = machine.nextEvent(mayContinue: true) else {
+      Issue.record("no end")
+      return
+    }
+    #expect(released.finished?.value == nil, "nobody asked for the end: nil stays nil")
+  }
+
+  @Test func boundedDeliverOnEndTakesNoPlaceInTheBuffer() {
+    var machine = delivery(limit: 1, registered: false)
+    _ = machine.eventReceived(1)
+    _ = machine.endReceived()
+    #expect(machine.buffer.count == 1 && machine.hasEnded)
+    guard case .deliver(_, 1) = machine.nextEvent(mayContinue: true) else {
+      Issue.record("the event first")
+      return
+    }
+    guard case .finish = machine.nextEvent(mayContinue: true) else {
+      Issue.record("then the end")
+      return
+    }
+  }
+
+  @Test func throttleEndFlushesTheLatestEventAndCancelsTheWindow() {
+    var machine = ThrottleStateMachine<Int>(mode: .latest)
+    guard case .openWindow(let generation) = machine.eventReceived(1) else {
+      Issue.record("no window")
+      return
+    }
+    _ = machine.eventReceived(2)
+    let handle = BlockDisposable {}
+    let kept = machine.windowEndScheduled(handle, generation: generation)
+    #expect(kept == nil)
+    let (flush, cancel) = machine.ended()
+    #expect(flush?.event == 2 && flush?.endsRegistration == false && cancel === handle)
+    guard case .none = machine.windowEnded(generation: generation) else {
+      Issue.record("a window's end after the end")
+      return
+    }
+    guard case .none = machine.eventReceived(3) else {
+      Issue.record("an event after the end")
+      return
+    }
+    let second = machine.ended()
+    #expect(second.flush == nil, "a second end flushes nothing")
+  }
+
+  @Test func throttleEndFlushesAPendingReplayWithRegistered() {
+    var machine = ThrottleStateMachine<Int>(mode: .latest)
+    _ = machine.eventReceived(1)  // the replay
+    let registeredDue = machine.registrationEnded()
+    #expect(!registeredDue, "registered waits for the replayed event")
+    let (flush, cancel) = machine.ended()
+    #expect(flush?.event == 1 && flush?.endsRegistration == true && cancel == nil)
+  }
+
+  @Test func throttleLeadingEndHasNothingToFlush() {
+    var machine = ThrottleStateMachine<Int>(mode: .leading)
+    _ = machine.eventReceived(1)
+    _ = machine.eventReceived(2)
+    let end = machine.ended()
+    #expect(end.flush == nil)
+  }
+
+  @Test func debounceEndFlushesTheWaitingEventAndCancelsItsTimer() {
+    var machine = DebounceStateMachine<Int>()
+    let action = machine.eventReceived(1)
+    let handle = BlockDisposable {}
+    let kept = machine.timerScheduled(handle, generation: action.generation!)
+    #expect(kept == nil)
+    let (flush, cancel) = machine.ended()
+    #expect(flush?.event == 1 && cancel === handle)
+    let fired = machine.timerFired(generation: action.generation!)
+    #expect(fired == nil, "the timer is stale after the end")
+    let late = machine.eventReceived(2)
+    #expect(late.generation == nil, "an event after the end schedules nothing")
+  }
+
+  @Test func debounceEndWithNothingWaiting() {
+    var machine = DebounceStateMachine<Int>()
+    let action = machine.eventReceived(1)
+    _ = machine.timerFired(generation: action.generation!)
+    let (flush, cancel) = machine.ended()
+    #expect(flush == nil && cancel == nil)
+  }
+}

@@ -2,7 +2,8 @@ extension EventProducerType {
   /// Binds this producer to `bindable`: every event (the replay first) is fed into it.
   ///
   /// The target is held weakly (through its ``BindableType/sink(_:)``); when it is deallocated it
-  /// disposes the binding, so the source stops observing at once.
+  /// disposes the binding, so the source stops observing at once. The binding ends when the source
+  /// ends (the returned disposable then reports `isDisposed`); the target is not finished.
   ///
   /// ```swift
   /// let captainName = Observable("Kirk"), nameLabelText = Observable("")
@@ -19,7 +20,7 @@ extension EventProducerType {
     let sink = bindable.sink(binding)
     // If the target goes before this assignment, `binding` is already disposed and disposes the
     // observation at once (SerialDisposable's contract).
-    binding.otherDisposable = observe(sink)
+    binding.otherDisposable = observe(sink, finished: { binding.dispose() })
     return binding
   }
 
@@ -29,7 +30,8 @@ extension EventProducerType {
   /// let count = Observable(1), maybeCount = Observable<Int?>(nil)
   /// count.bindTo(maybeCount)   // maybeCount.value == 1
   /// ```
-  /// The target is held weakly; the binding ends when it is deallocated.
+  /// The target is held weakly; the binding ends when it is deallocated, or when the source ends
+  /// (the target is not finished).
   /// - Parameter bindable: the target.
   /// - Returns: a disposable that ends the binding.
   @inlinable
@@ -38,7 +40,7 @@ extension EventProducerType {
   where Target.Element == Event? {
     let binding = SerialDisposable()
     let sink = bindable.sink(binding)
-    binding.otherDisposable = observe { event in sink(event) }
+    binding.otherDisposable = observe({ event in sink(event) }, finished: { binding.dispose() })
     return binding
   }
 }

@@ -2,8 +2,8 @@ extension EventProducerType {
   /// Binds this producer to a property of `object`: every event (the replay first) is written
   /// through `keyPath`.
   ///
-  /// `object` is held weakly: the binding ends at the first event after it is deallocated. The
-  /// write happens on the thread that delivers the event (put a `deliverOn` before the binding
+  /// `object` is held weakly: the binding ends at the first event after it is deallocated, or when
+  /// the source ends (the returned disposable then reports `isDisposed`). The write happens on the thread that delivers the event (put a `deliverOn` before the binding
   /// when the object must be touched on one queue); the object need not be `Sendable`.
   ///
   /// Cost: each write goes through the standard library's key-path runtime, which allocates a
@@ -25,15 +25,7 @@ extension EventProducerType {
     _ object: Target,
     _ keyPath: ReferenceWritableKeyPath<Target, Event>
   ) -> any DisposableType {
-    let binding = SerialDisposable()
-    binding.otherDisposable = observe { [weak object] event in
-      guard let object else {
-        binding.dispose()
-        return
-      }
-      object[keyPath: keyPath] = event
-    }
-    return binding
+    bindWeakly(object) { object, event in object[keyPath: keyPath] = event }
   }
 
   /// Binds this producer to an optional property of `object`: every event is written wrapped
@@ -43,7 +35,8 @@ extension EventProducerType {
   /// final class Label { var text: String? }
   /// name.bindTo(label, \.text)
   /// ```
-  /// `object` is held weakly: the binding ends at the first event after it is deallocated.
+  /// `object` is held weakly: the binding ends at the first event after it is deallocated, or
+  /// when the source ends.
   /// - Parameters:
   ///   - object: the object to write into; not retained.
   ///   - keyPath: the optional property to write.
@@ -54,14 +47,27 @@ extension EventProducerType {
     _ object: Target,
     _ keyPath: ReferenceWritableKeyPath<Target, Event?>
   ) -> any DisposableType {
+    bindWeakly(object) { object, event in object[keyPath: keyPath] = event }
+  }
+
+  /// The binding of both key-path `bindTo`s: `write` each event into `object`, held weakly; the
+  /// binding ends at the first event after `object` is gone, or when this producer ends.
+  @inlinable
+  func bindWeakly<Target: AnyObject>(
+    _ object: Target,
+    _ write: @escaping (Target, Event) -> Void
+  ) -> any DisposableType {
     let binding = SerialDisposable()
-    binding.otherDisposable = observe { [weak object] event in
-      guard let object else {
-        binding.dispose()
-        return
-      }
-      object[keyPath: keyPath] = event
-    }
+    binding.otherDisposable = observe(
+      { [weak object] event in
+        guard let object else {
+          binding.dispose()
+          return
+        }
+        write(object, event)
+      },
+      finished: { binding.dispose() }
+    )
     return binding
   }
 }

@@ -15,6 +15,8 @@ extension NotificationCenter {
   ///   .disposeIn(bag)
   /// ```
   /// Notifications are delivered on the posting thread, with the guarantees of ``EventProducer``.
+  /// The producer never ends by itself (a center has no last notification); like any producer, it
+  /// ends its observations if it is deallocated.
   /// - Parameters:
   ///   - name: the notification name.
   ///   - object: the sender to listen to; `nil` for any sender.

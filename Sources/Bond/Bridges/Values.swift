@@ -2,8 +2,10 @@ extension EventProducerType where Event: Sendable {
   /// An `AsyncStream` of the events observed from now on, the replay included; unbounded buffer.
   ///
   /// The producer is observed when this property is read, not when iteration starts: events sent
-  /// in between are buffered. Ending the iteration (a `break`, the task cancelled, the stream
-  /// released) disposes the observation.
+  /// in between are buffered. The stream finishes (a `for await` loop ends, after the buffered
+  /// events) when the producer ends: it is finished (``EventProducer/finish()``) or deallocated.
+  /// Ending the iteration (a `break`, the task cancelled, the stream released) disposes the
+  /// observation.
   ///
   /// ```swift
   /// for await value in producer.values { print(value) }
@@ -22,11 +24,14 @@ extension EventProducerType where Event: Sendable {
   /// ```
   /// - Parameter bufferingPolicy: what to keep when events arrive faster than they are consumed;
   ///   `.bufferingNewest(n)` drops the oldest, `.bufferingOldest(n)` the newest.
-  /// - Returns: a stream observing this producer until it is terminated.
+  /// - Returns: a stream observing this producer until it is terminated; it finishes when the
+  ///   producer ends.
   @inlinable
   public func values(bufferingPolicy: AsyncStream<Event>.Continuation.BufferingPolicy) -> AsyncStream<Event> {
     let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: bufferingPolicy)
-    let observation = observe { event in continuation.yield(event) }
+    let observation = observe(
+      with: EventObserver({ event in continuation.yield(event) }, finished: { continuation.finish() })
+    )
     continuation.onTermination = { _ in observation.dispose() }
     return stream
   }

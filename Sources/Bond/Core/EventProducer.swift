@@ -105,7 +105,15 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// The sink holds the producer weakly. The producer stays alive while it has at least one
   /// observer (Bond v4's managed lifecycle), so `center.bnd_notification(name).observe { }` works
   /// without holding it; when it is deallocated, the disposable that `producer` returned is disposed.
-  public init(replayLength: Int = 0, producer: (@escaping (Event) -> Void) -> (any DisposableType)?) {
+  public convenience init(replayLength: Int = 0, producer: (@escaping (Event) -> Void) -> (any DisposableType)?) {
+    self.init(replayLength: replayLength, managedBy: { sink in producer(sink.event) })
+  }
+
+  /// A managed producer (as ``init(replayLength:producer:)``) whose closure can also end it: `sink`
+  /// sends into this producer (`event`) and finishes it (`finished`), holding it weakly. Used by
+  /// ``EventProducerType/share(replayLength:)`` to relay its upstream's end.
+  @usableFromInline
+  init(replayLength: Int, managedBy producer: (EventObserver<Event>) -> (any DisposableType)?) {
     precondition(
       replayLength >= 0,
       "EventProducer(replayLength:producer:): replayLength must not be negative, got \(replayLength)"
@@ -115,7 +123,9 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     self.pending = LockedState(Pending())
     self.lifecycle = LockedState(Lifecycle())
     self.isManaged = true
-    let disposable = producer { [weak self] event in self?.next(event) }
+    let disposable = producer(
+      EventObserver({ [weak self] event in self?.next(event) }, finished: { [weak self] in self?.finish() })
+    )
     lifecycle.withLock { $0.producerDisposable = disposable }
   }
 

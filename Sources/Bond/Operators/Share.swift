@@ -7,6 +7,9 @@ extension EventProducerType {
   /// returned producer holds the upstream observation: releasing it (and every observation of
   /// it, as it is a managed producer) disposes the observation.
   ///
+  /// When the upstream ends, the returned producer is finished: its observers receive the end, and a
+  /// later observer receives the replay, then the end, at once.
+  ///
   /// ```swift
   /// let parsed = lines.map(parse).share(replayLength: 1)
   /// parsed.observe { show($0) }
@@ -18,8 +21,6 @@ extension EventProducerType {
   @inlinable
   public func share(replayLength: Int = 0) -> EventProducer<Event> {
     precondition(replayLength >= 0, "share(replayLength:): replayLength must not be negative, got \(replayLength)")
-    return EventProducer(replayLength: replayLength) { sink in
-      self.observe(sink)
-    }
+    return EventProducer(replayLength: replayLength, managedBy: { sink in self.observe(with: sink) })
   }
 }

@@ -15,6 +15,9 @@ extension EventProducerType where Event: Sendable {
   /// already running on the queue's thread runs to its end), and the waiting events and the
   /// observer are released at once.
   ///
+  /// When the upstream ends, the end is delivered on `queue` after every buffered event; the
+  /// observation is then over (`isDisposed`).
+  ///
   /// The buffer is unbounded: a consumer slower than its producer makes it grow. To bound it, see
   /// ``deliverOn(_:bufferLimit:whenFull:statistics:)``.
   @inlinable
@@ -35,7 +38,7 @@ extension EventProducerType where Event: Sendable {
   /// ```
   ///
   /// An event counts as waiting until the drain hands it to the observer. The `registered`
-  /// callback is never dropped.
+  /// callback and the end are never dropped, and take no place in the buffer.
   /// - Precondition: `bufferLimit` is at least 1.
   @inlinable
   public func deliverOn<S: Scheduler>(
@@ -124,31 +127,20 @@ public struct DeliverOn<Upstream: EventProducerType, S: Scheduler>: EventProduce
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Registers `observer`, called on the scheduler with every event, the replay first.
+  /// Registers `observer`, called on the scheduler with every event, the replay first;
+  /// `registered` on the scheduler right after the replay; `finished` on the scheduler after every
+  /// buffered event when the upstream ends (a buffer limit never drops the end).
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    subscribe(observer, registered: nil)
-  }
-
-  /// Registers `observer`; `registered` is called on the scheduler right after the replay.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    subscribe(observer, registered: registered)
-  }
-
-  @inlinable
-  func subscribe(_ observer: @escaping (Event) -> Void, registered: (() -> Void)?) -> any DisposableType {
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
     let delivery = ScheduledDelivery(
       scheduler: scheduler,
       observer: observer,
-      registered: registered,
       bufferLimit: bufferLimit,
       overflowPolicy: overflowPolicy,
       statistics: statistics
     )
-    delivery.connect(to: upstream, forwardRegistered: registered != nil)
+    delivery.connect(to: upstream, forwardRegistered: observer.registered != nil)
     return delivery
   }
 }

@@ -2,14 +2,18 @@
 /// drain that delivers on the scheduler. Used by ``DeliverOn`` and by the output side of
 /// ``Throttle`` and ``Debounce`` (through `ScheduledDelivery`, which performs the actions).
 ///
-/// Invariants: a non-empty `buffer` (or a due `registered`) implies `isDraining`, so a drain is
-/// scheduled or running; only one drain runs at a time (`isDraining` is handed from the sender that
+/// The end of the upstream is a flag, not an entry of `buffer` (a bounded buffer never drops it):
+/// the drain hands it over once the buffer is empty, and the delivery is then over (as disposed).
+///
+/// Invariants: a non-empty `buffer` (or a due `registered`, or a received end) implies
+/// `isDraining`, so a drain is scheduled or running; only one drain runs at a time (`isDraining` is handed from the sender that
 /// set it to the drain it scheduled, and cleared by that drain only when nothing is left).
 /// Not thread-safe: the owner keeps it in a `LockedState`.
 @usableFromInline
 struct DeliverOnStateMachine<Event: Sendable> {
   @usableFromInline typealias Observer = UncheckedSendable<(Event) -> Void>
   @usableFromInline typealias Registered = UncheckedSendable<() -> Void>
+  @usableFromInline typealias Finished = UncheckedSendable<(() -> Void)?>
 
   /// Events received and not yet taken by the drain, oldest first.
   @usableFromInline var buffer = WorkQueue<Event>()
@@ -19,6 +23,10 @@ struct DeliverOnStateMachine<Event: Sendable> {
   @usableFromInline var observer: Observer?
   /// The `registered` callback, until it has been handed to the drain.
   @usableFromInline var registered: Registered?
+  /// The `finished` callback (its content `nil` when nobody asked), until it has been handed over.
+  @usableFromInline var finished: Finished?
+  /// The upstream has ended: no event is taken any more; the end is delivered after the buffer.
+  @usableFromInline var hasEnded = false
   /// Set when the upstream's registration ended: `registered` is due after this many events of
   /// `buffer` (the events that the registration delivered and that are still waiting).
   @usableFromInline var registeredAfter: Int?
@@ -31,9 +39,16 @@ struct DeliverOnStateMachine<Event: Sendable> {
   @usableFromInline let overflowPolicy: DeliveryOverflowPolicy
 
   @inlinable
-  init(observer: Observer, registered: Registered?, bufferLimit: Int, overflowPolicy: DeliveryOverflowPolicy) {
+  init(
+    observer: Observer,
+    registered: Registered?,
+    finished: (() -> Void)? = nil,
+    bufferLimit: Int,
+    overflowPolicy: DeliveryOverflowPolicy
+  ) {
     self.observer = observer
     self.registered = registered
+    self.finished = UncheckedSendable(finished)
     self.bufferLimit = bufferLimit
     self.overflowPolicy = overflowPolicy
   }
@@ -54,7 +69,7 @@ struct DeliverOnStateMachine<Event: Sendable> {
   /// An event arrived; with `endsRegistration`, the registration ends right after it.
   @inlinable
   mutating func eventReceived(_ event: Event, endsRegistration: Bool = false) -> ReceiveAction {
-    guard !isDisposed else { return .none }
+    guard !isDisposed, !hasEnded else { return .none }
     var dropped: Event?? = nil
     if buffer.count >= bufferLimit {
       switch overflowPolicy {
@@ -85,6 +100,16 @@ struct DeliverOnStateMachine<Event: Sendable> {
     return .startDrain
   }
 
+  /// The upstream ended: the end is due after the events now waiting (it takes no place among them).
+  @inlinable
+  mutating func endReceived() -> ReceiveAction {
+    guard !isDisposed, !hasEnded else { return .none }
+    hasEnded = true
+    if isDraining { return .none }
+    isDraining = true
+    return .startDrain
+  }
+
   @usableFromInline
   enum BatchStep {
     /// Deliver `batch` to the observer; call `registered.callback` before the event at offset
@@ -95,6 +120,9 @@ struct DeliverOnStateMachine<Event: Sendable> {
     case reschedule
     /// Nothing is left (or the delivery was disposed): the drain ends.
     case stop
+    /// Every event has been delivered and the upstream has ended: the delivery is over (see
+    /// ``ended()``); the drain calls `finished` (unless a `dispose()` wins) and ends.
+    case finish(Released)
   }
 
   /// Unbounded mode: hands the whole buffer to the drain, swapping it with `batch` (the drain's
@@ -103,6 +131,7 @@ struct DeliverOnStateMachine<Event: Sendable> {
   mutating func nextBatch(_ batch: inout WorkQueue<Event>, mayContinue: Bool) -> BatchStep {
     guard let observer else { return .stop }
     if buffer.isEmpty && registeredAfter == nil {
+      if hasEnded { return .finish(ended()) }
       isDraining = false
       swap(&spare, &batch)
       return .stop
@@ -122,6 +151,7 @@ struct DeliverOnStateMachine<Event: Sendable> {
     case registered(Registered)
     case reschedule
     case stop
+    case finish(Released)
   }
 
   /// Bounded mode: hands the drain one event at a time, so that the events still waiting stay in
@@ -135,6 +165,7 @@ struct DeliverOnStateMachine<Event: Sendable> {
       return .registered(callback)
     }
     guard !buffer.isEmpty else {
+      if hasEnded { return .finish(ended()) }
       isDraining = false
       return .stop
     }
@@ -158,6 +189,17 @@ struct DeliverOnStateMachine<Event: Sendable> {
     @usableFromInline var buffer: WorkQueue<Event>
     @usableFromInline var observer: Observer?
     @usableFromInline var registered: Registered?
+    @usableFromInline var finished: Finished?
+  }
+
+  /// Delivered the end: forgets everything, as ``disposed()``, and hands over `finished` too.
+  /// `isDraining` stays set, so no drain starts again.
+  @inlinable
+  mutating func ended() -> Released {
+    let finished = self.finished
+    var released = disposed()
+    released.finished = finished
+    return released
   }
 
   /// Disposed: forgets the observer, the callback and the waiting events (the caller releases them).
@@ -167,10 +209,11 @@ struct DeliverOnStateMachine<Event: Sendable> {
       observer = nil
       registered = nil
       registeredAfter = nil
+      finished = nil
       upstream = nil
       buffer = WorkQueue()
       spare = WorkQueue()
     }
-    return Released(upstream: upstream, buffer: buffer, observer: observer, registered: registered)
+    return Released(upstream: upstream, buffer: buffer, observer: observer, registered: registered, finished: nil)
   }
 }

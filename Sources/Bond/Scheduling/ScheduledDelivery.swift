@@ -10,6 +10,9 @@ import Synchronization
 /// ``drainShare`` events a drain schedules its successor and returns, so that a serial queue's
 /// other work gets a turn.
 ///
+/// The upstream's end is delivered by the drain after every waiting event (a buffer limit never
+/// drops it): the delivery is then over, like a disposed one, and `finished` is called.
+///
 /// Disposal sets an atomic flag that the drain checks before each delivery, takes the observer and
 /// the waiting events out (released at once), and disposes the upstream observation. A delivery
 /// already running on another thread runs to its end; no new one starts.
@@ -33,8 +36,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   @inlinable
   init(
     scheduler: S,
-    observer: @escaping (Event) -> Void,
-    registered: (() -> Void)?,
+    observer: EventObserver<Event>,
     bufferLimit: Int = .max,
     overflowPolicy: DeliveryOverflowPolicy = .dropOldest,
     statistics: DeliveryStatistics? = nil
@@ -44,25 +46,25 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     self.isBounded = bufferLimit != .max
     self.state = LockedState(
       Machine(
-        observer: UncheckedSendable(observer),
-        registered: registered.map { UncheckedSendable($0) },
+        observer: UncheckedSendable(observer.event),
+        registered: observer.registered.map { UncheckedSendable($0) },
+        finished: observer.finished,
         bufferLimit: bufferLimit,
         overflowPolicy: overflowPolicy
       )
     )
   }
 
-  /// Whether `dispose()` was called: the drain checks it before each delivery.
+  /// Whether `dispose()` was called or the end delivered: the drain checks it before each delivery.
   @inlinable
   var isStopped: Bool {
     disposedFlag.load(ordering: .acquiring)
   }
 
-  /// Disposed, or its upstream observation ended (the upstream producer was deallocated).
+  /// Disposed, or over: its end was delivered (the upstream ended: it finished or was deallocated),
+  /// on the scheduler after the last event.
   @inlinable
-  var isDisposed: Bool {
-    isStopped || state.withLock { $0.upstream?.isDisposed ?? false }
-  }
+  var isDisposed: Bool { isStopped }
 
   /// Queues `event` for delivery (from any thread). With `endsRegistration`, the `registered`
   /// callback is due right after it. With `onScheduler` (the caller is an action running on the
@@ -97,6 +99,19 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     perform(action, onScheduler: onScheduler)
   }
 
+  /// The upstream ended: the end is delivered after the events now waiting.
+  @usableFromInline
+  func finish(onScheduler: Bool = false) {
+    let action = state.withLock { $0.endReceived() }
+    perform(action, onScheduler: onScheduler)
+  }
+
+  /// The locked half of ``finish(onScheduler:)``, for the same reason as ``enqueue(_:endsRegistration:)``.
+  @usableFromInline
+  func enqueueEnd() -> Machine.ReceiveAction {
+    state.withLock { $0.endReceived() }
+  }
+
   @inlinable
   func perform(_ action: Machine.ReceiveAction, onScheduler: Bool) {
     switch action {
@@ -110,17 +125,22 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     }
   }
 
-  /// Observes `upstream` into this delivery (forwarding its registration's end when `forwardRegistered`)
-  /// and keeps the observation to dispose with this delivery.
+  /// Observes `upstream` into this delivery (its events and its end; its registration's end when
+  /// `forwardRegistered`) and keeps the observation to dispose with this delivery.
+  ///
+  /// The end is asked for even when the observer has no `finished`: the delivery must learn that it
+  /// is over to release the observer and report `isDisposed`. `registered` stays `nil` when nobody
+  /// asked, so no drain is scheduled only to call an empty closure.
   @inlinable
   func connect<Upstream: EventProducerType>(to upstream: Upstream, forwardRegistered: Bool)
   where Upstream.Event == Event {
-    let observation: any DisposableType
-    if forwardRegistered {
-      observation = upstream.observe({ self.send($0) }, registered: { self.endRegistration() })
-    } else {
-      observation = upstream.observe { self.send($0) }
-    }
+    let observation = upstream.observe(
+      with: EventObserver(
+        { self.send($0) },
+        finished: { self.finish() },
+        registered: forwardRegistered ? { self.endRegistration() } : nil
+      )
+    )
     attach(observation)
   }
 
@@ -157,6 +177,9 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
       case .reschedule:
         scheduleDrain()
         return
+      case .finish(let released):
+        deliverEnd(released)
+        return
       case .deliver(let observer, let registered):
         var offset = 0
         while let event = batch.pop() {
@@ -189,6 +212,9 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
       case .reschedule:
         scheduleDrain()
         return
+      case .finish(let released):
+        deliverEnd(released)
+        return
       case .registered(let callback):
         guard !isStopped else { return }
         callback.value()
@@ -198,6 +224,17 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
         delivered += 1
       }
     }
+  }
+
+  /// Runs on the scheduler, after the last event: the delivery is over. It reports `isDisposed`
+  /// from now on; `finished` is called unless a racing `dispose()` took the flag first (a disposed
+  /// observation receives no end). What `released` holds is released here, outside the lock.
+  @usableFromInline
+  func deliverEnd(_ released: Machine.Released) {
+    // acquiringAndReleasing: exactly one of this and a racing dispose() wins the flag.
+    let isEnd = !disposedFlag.exchange(true, ordering: .acquiringAndReleasing)
+    released.upstream?.dispose()
+    if isEnd, let finished = released.finished?.value { finished() }
   }
 
   @usableFromInline

@@ -7,7 +7,8 @@
 ///
 /// `registered` placement: as in ``ThrottleStateMachine``: after the registration's pending event
 /// is delivered, or right away when a live event replaces it.
-/// Not thread-safe: the sink keeps it in a `LockedState`.
+/// The end (``TimedStateMachine/ended()``): the pending event is due at once, then the end.
+/// Not thread-safe: the sink (`TimedSink`) keeps it in a `LockedState`.
 @usableFromInline
 struct DebounceStateMachine<Event: Sendable>: Sendable {
   @usableFromInline var generation: UInt64 = 0
@@ -101,5 +102,23 @@ struct DebounceStateMachine<Event: Sendable>: Sendable {
       registeredAwaitsPending = false
     }
     return (timer, pending)
+  }
+}
+
+extension DebounceStateMachine: TimedStateMachine {
+  @inlinable
+  mutating func receive(_ event: Event) -> TimedReceiveAction<Event> {
+    let action = eventReceived(event)
+    return TimedReceiveAction(
+      registeredDue: action.registeredDue,
+      schedule: action.generation,
+      cancel: action.cancel,
+      released: action.released
+    )
+  }
+
+  @inlinable
+  mutating func fire(generation: UInt64) -> TimedFireAction<Event> {
+    TimedFireAction(deliver: timerFired(generation: generation))
   }
 }

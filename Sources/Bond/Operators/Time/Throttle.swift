@@ -27,6 +27,7 @@ extension EventProducerType where Event: Sendable {
   /// | upstream   | 1 | 2   |   | 3   |     |
   /// | delivered  |   |     | 2 |     | 3   |
   ///
+  /// When the upstream ends, the pending event is delivered on `queue` at once, then the end.
   /// Disposing drops the pending event (released at once) and cancels the window's end.
   /// - Precondition: `seconds` is 0 or more (not NaN).
   @inlinable
@@ -81,123 +82,19 @@ public struct Throttle<Upstream: EventProducerType, S: Scheduler>: EventProducer
     return Swift.min(upstream.replayLength, mode == .leadingAndLatest ? 2 : 1)
   }
 
-  /// Registers `observer`, called on the scheduler with the throttled events.
+  /// Registers `observer`, called on the scheduler with the throttled events; `registered` right
+  /// after the events that come from the registration (the upstream's replay, see
+  /// `ThrottleStateMachine`). When the upstream ends, the pending event is delivered at once (not at
+  /// its window's end), then `finished`.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    subscribe(observer, registered: nil)
-  }
-
-  /// Registers `observer`; `registered` is called on the scheduler right after the events that
-  /// come from the registration (the upstream's replay), see `ThrottleStateMachine`.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    subscribe(observer, registered: registered)
-  }
-
-  @inlinable
-  func subscribe(_ observer: @escaping (Event) -> Void, registered: (() -> Void)?) -> any DisposableType {
-    let delivery = ScheduledDelivery(scheduler: scheduler, observer: observer, registered: registered)
-    guard seconds > 0 else {
-      // A window of 0 lets every event through: a plain delivery on the scheduler.
-      delivery.connect(to: upstream, forwardRegistered: registered != nil)
-      return delivery
-    }
-    let sink = ThrottleSink(delivery: delivery, seconds: seconds, mode: mode)
-    let observation: any DisposableType
-    if registered == nil {
-      observation = upstream.observe { sink.receive($0) }
-    } else {
-      observation = upstream.observe({ sink.receive($0) }, registered: { sink.registrationEnded() })
-    }
-    delivery.attach(observation)
-    return sink
-  }
-}
-
-/// One observation of ``Throttle``: the window logic in front of a ``ScheduledDelivery``.
-/// Returned as the observation's disposable.
-/// - Note: thread-safe.
-@usableFromInline
-final class ThrottleSink<Event: Sendable, S: Scheduler>: DisposableType {
-  @usableFromInline let delivery: ScheduledDelivery<Event, S>
-  @usableFromInline let seconds: Double
-  @usableFromInline let state: LockedState<ThrottleStateMachine<Event>>
-
-  @inlinable
-  init(delivery: ScheduledDelivery<Event, S>, seconds: Double, mode: ThrottleMode) {
-    self.delivery = delivery
-    self.seconds = seconds
-    self.state = LockedState(ThrottleStateMachine(mode: mode))
-  }
-
-  @inlinable
-  var isDisposed: Bool { delivery.isDisposed }
-
-  /// An upstream event (any thread). Inside a window this is one lock and a store.
-  @inlinable
-  func receive(_ event: Event) {
-    // The hand-over to the delivery is queued inside this lock (in decision order: see
-    // ScheduledDelivery.enqueue); everything else is performed outside it, where the scheduler
-    // and the delivery may run user code.
-    let (action, handOver) = state.withLock {
-      machine -> (ThrottleStateMachine<Event>.ReceiveAction, ScheduledDelivery<Event, S>.Machine.ReceiveAction?) in
-      let action = machine.eventReceived(event)
-      switch action {
-      case .deliverAndOpenWindow(let event, _): return (action, delivery.enqueue(event))
-      case .registeredDue: return (action, delivery.enqueueRegistrationEnd())
-      case .none, .openWindow: return (action, nil)
-      }
-    }
-    if let handOver { delivery.perform(handOver, onScheduler: false) }
-    switch action {
-    case .none(let released), .registeredDue(let released):
-      _ = released
-    case .openWindow(let generation), .deliverAndOpenWindow(_, let generation):
-      scheduleWindowEnd(generation)
-    }
-  }
-
-  @usableFromInline
-  func registrationEnded() {
-    let handOver = state.withLock { machine in
-      machine.registrationEnded() ? delivery.enqueueRegistrationEnd() : nil
-    }
-    if let handOver { delivery.perform(handOver, onScheduler: false) }
-  }
-
-  @usableFromInline
-  func scheduleWindowEnd(_ generation: UInt64) {
-    // The action holds this sink until it runs or is cancelled (by dispose).
-    let handle = delivery.scheduler.schedule(after: seconds) { [self] in self.windowEnded(generation) }
-    let cancel = state.withLock { $0.windowEndScheduled(handle, generation: generation) }
-    cancel?.dispose()
-  }
-
-  /// Runs on the scheduler.
-  @usableFromInline
-  func windowEnded(_ generation: UInt64) {
-    // Queued inside the lock, in decision order (see `receive`).
-    let (action, handOver) = state.withLock {
-      machine -> (ThrottleStateMachine<Event>.EndAction, ScheduledDelivery<Event, S>.Machine.ReceiveAction?) in
-      let action = machine.windowEnded(generation: generation)
-      switch action {
-      case .none: return (action, nil)
-      case .deliver(let event, let endsRegistration), .deliverAndOpenWindow(let event, let endsRegistration, _):
-        return (action, delivery.enqueue(event, endsRegistration: endsRegistration))
-      }
-    }
-    if case .deliverAndOpenWindow(_, _, let next) = action { scheduleWindowEnd(next) }
-    if let handOver { delivery.perform(handOver, onScheduler: true) }
-  }
-
-  @usableFromInline
-  func dispose() {
-    // The delivery first: from now on no new delivery starts; it also ends the upstream observation.
-    delivery.dispose()
-    let (windowEnd, latest) = state.withLock { $0.disposed() }
-    windowEnd?.dispose()
-    _ = latest  // released here, outside the lock
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    TimedSink.observe(
+      upstream,
+      with: observer,
+      on: scheduler,
+      seconds: seconds,
+      machine: ThrottleStateMachine(mode: mode)
+    )
   }
 }

@@ -9,7 +9,8 @@
 /// the registration (its replay). If one of them is still pending when it ends, `registered` is due
 /// right after that event is delivered; if a live event replaces it first, right away (the
 /// registration then delivered nothing more).
-/// Not thread-safe: the sink keeps it in a `LockedState`.
+/// The end (``TimedStateMachine/ended()``): the pending latest event is due at once, then the end.
+/// Not thread-safe: the sink (`TimedSink`) keeps it in a `LockedState`.
 @usableFromInline
 struct ThrottleStateMachine<Event: Sendable>: Sendable {
   @usableFromInline let mode: ThrottleMode
@@ -115,7 +116,7 @@ struct ThrottleStateMachine<Event: Sendable>: Sendable {
 
   /// Disposed: returns the window's end to cancel and the pending event to release (outside the lock).
   @inlinable
-  mutating func disposed() -> (windowEnd: (any DisposableType)?, latest: Event?) {
+  mutating func disposed() -> (timer: (any DisposableType)?, pending: Event?) {
     defer {
       isDisposed = true
       windowEnd = nil
@@ -123,5 +124,36 @@ struct ThrottleStateMachine<Event: Sendable>: Sendable {
       registeredAwaitsLatest = false
     }
     return (windowEnd, latest)
+  }
+}
+
+extension ThrottleStateMachine: TimedStateMachine {
+  @inlinable
+  var registeredAwaitsPending: Bool { registeredAwaitsLatest }
+
+  @inlinable
+  mutating func receive(_ event: Event) -> TimedReceiveAction<Event> {
+    switch eventReceived(event) {
+    case .none(let released): return TimedReceiveAction(released: released)
+    case .openWindow(let generation): return TimedReceiveAction(schedule: generation)
+    case .deliverAndOpenWindow(let event, let generation):
+      return TimedReceiveAction(deliver: event, schedule: generation)
+    case .registeredDue(let released): return TimedReceiveAction(registeredDue: true, released: released)
+    }
+  }
+
+  @inlinable
+  mutating func timerScheduled(_ disposable: any DisposableType, generation: UInt64) -> (any DisposableType)? {
+    windowEndScheduled(disposable, generation: generation)
+  }
+
+  @inlinable
+  mutating func fire(generation: UInt64) -> TimedFireAction<Event> {
+    switch windowEnded(generation: generation) {
+    case .none: return TimedFireAction()
+    case .deliver(let event, let endsRegistration): return TimedFireAction(deliver: (event, endsRegistration))
+    case .deliverAndOpenWindow(let event, let endsRegistration, let next):
+      return TimedFireAction(deliver: (event, endsRegistration), schedule: next)
+    }
   }
 }
