@@ -1,12 +1,5 @@
 import Bond
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A ``Scheduler`` on virtual time, for tests of time-based code: nothing runs until the test
 /// moves time on.
@@ -31,7 +24,7 @@ import Darwin
 ///   thread that calls ``advance(by:)`` or ``run()``, one at a time, never while a lock is held (an
 ///   action may schedule, cancel, or read ``now``).
 public final class TestScheduler: Scheduler {
-  private let state = Locked(State())
+  private let state = LockedState(State())
 
   /// Creates a scheduler whose virtual time is 0.
   public init() {}
@@ -155,7 +148,8 @@ extension TestScheduler {
       heap[0] = last
       var parent = 0
       while true {
-        let left = 2 * parent + 1, right = left + 1
+        let left = 2 * parent + 1
+        let right = left + 1
         var smallest = parent
         if left < heap.count, heap[left].precedes(heap[smallest]) { smallest = left }
         if right < heap.count, heap[right].precedes(heap[smallest]) { smallest = right }
@@ -184,32 +178,5 @@ extension TestScheduler {
       guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
       scheduler?.cancel(id)
     }
-  }
-}
-
-/// A pthread mutex that owns its state (as Bond's internal `LockedState`, which this module cannot
-/// reach): ThreadSanitizer sees pthread mutexes, not the futex calls of `Synchronization.Mutex`.
-/// - Note: thread-safe.
-private final class Locked<State>: @unchecked Sendable {
-  // @unchecked: `state` is read and written only between pthread_mutex_lock and unlock.
-  private var state: State
-  private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-  init(_ state: State) {
-    self.state = state
-    mutex.initialize(to: pthread_mutex_t())
-    pthread_mutex_init(mutex, nil)
-  }
-
-  deinit {
-    pthread_mutex_destroy(mutex)
-    mutex.deinitialize(count: 1)
-    mutex.deallocate()
-  }
-
-  func withLock<Result>(_ body: (inout State) -> Result) -> Result {
-    pthread_mutex_lock(mutex)
-    defer { pthread_mutex_unlock(mutex) }
-    return body(&state)
   }
 }

@@ -8,9 +8,13 @@ import Testing
 
   @Test func keyPathBindingWritesAreSerialized() {
     // A plain non-Sendable class: the binding writes only from deliveries, which never overlap.
-    final class Model { var total = 0; var latest = 0 }
+    final class Model {
+      var total = 0
+      var latest = 0
+    }
     let model = Model()
-    let threads = 4, perThread = 10_000 * stressScale
+    let threads = 4
+    let perThread = 10_000 * stressScale
     let source = EventProducer<Int>()
     let binding = source.reduce(0) { sum, _ in sum + 1 }.bindTo(model, \.total)
     runTogether(threads: threads) { _ in
@@ -22,9 +26,12 @@ import Testing
   }
 
   @Test func twoWayBindingWithConcurrentWritersOnOneSideHasNoEcho() {
-    let threads = 4, perThread = 5_000 * stressScale
-    let a = Observable(Opaque(value: -1)), b = Observable(Opaque(value: -2))
-    var fromA = 0, fromB = 0
+    let threads = 4
+    let perThread = 5_000 * stressScale
+    let a = Observable(Opaque(value: -1))
+    let b = Observable(Opaque(value: -2))
+    var fromA = 0
+    var fromB = 0
     let countA = a.observeNew { _ in fromA += 1 }
     let countB = b.observeNew { _ in fromB += 1 }
     let binding = a ->>< b
@@ -34,14 +41,19 @@ import Testing
     #expect(fromA == threads * perThread, "no echo came back into a")
     #expect(fromB == 1 + threads * perThread, "b got a's value first, then every change once")
     #expect(a.value.value == b.value.value)
-    binding.dispose(); countA.dispose(); countB.dispose()
+    binding.dispose()
+    countA.dispose()
+    countB.dispose()
     #expect(a.observerCount == 0 && b.observerCount == 0)
   }
 
   @Test func equatableTwoWayBindingWithConcurrentWritersOnOneSideHasNoEcho() {
-    let threads = 4, perThread = 5_000 * stressScale
-    let a = Observable(-1), b = Observable(-2)
-    var fromA = 0, fromB = 0
+    let threads = 4
+    let perThread = 5_000 * stressScale
+    let a = Observable(-1)
+    let b = Observable(-2)
+    var fromA = 0
+    var fromB = 0
     let countA = a.observeNew { _ in fromA += 1 }
     let countB = b.observeNew { _ in fromB += 1 }
     let binding = a ->>< b
@@ -51,6 +63,8 @@ import Testing
     #expect(fromA == threads * perThread)
     #expect(fromB == 1 + threads * perThread)
     #expect(a.value == b.value)
-    binding.dispose(); countA.dispose(); countB.dispose()
+    binding.dispose()
+    countA.dispose()
+    countB.dispose()
   }
 }

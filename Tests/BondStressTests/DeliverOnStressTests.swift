@@ -6,7 +6,10 @@ import Testing
 /// deliverOn, throttle and debounce on real queues, fed by racing threads.
 /// Run under `swift test --sanitize=thread --filter DeliverOnStressTests`.
 @Suite struct DeliverOnStressTests {
-  struct Stamp: Sendable, Equatable { let thread: Int; let sequence: Int }
+  struct Stamp: Sendable, Equatable {
+    let thread: Int
+    let sequence: Int
+  }
   /// An object captured by observers, to check through a weak reference that it is released.
   final class Token: Sendable {}
 
@@ -26,7 +29,8 @@ import Testing
   }
 
   @Test func concurrentQueueFourSendersNothingLostPerThreadOrderNoOverlap() {
-    let threads = 4, perThread = 20_000 * stressScale
+    let threads = 4
+    let perThread = 20_000 * stressScale
     let queue = DispatchQueue(label: "stress.deliverOn", attributes: .concurrent)
     let source = EventProducer<Stamp>()
     let overlap = OverlapDetector()
@@ -57,7 +61,8 @@ import Testing
   }
 
   @Test func boundedUnderRaceKeepsOrderAndAccountsForEveryEvent() {
-    let threads = 4, perThread = 10_000 * stressScale
+    let threads = 4
+    let perThread = 10_000 * stressScale
     let queue = DispatchQueue(label: "stress.deliverOn.bounded", attributes: .concurrent)
     let source = EventProducer<Stamp>()
     let statistics = DeliveryStatistics()
@@ -132,7 +137,8 @@ import Testing
   }
 
   @Test func throttleAndDebounceSerializeConcurrentSendersPerThreadOrder() {
-    let threads = 4, perThread = 5_000 * stressScale
+    let threads = 4
+    let perThread = 5_000 * stressScale
     let queue = DispatchQueue(label: "stress.throttle", attributes: .concurrent)
     for useThrottle in [true, false] {
       for mode in [ThrottleMode.latest, .leading, .leadingAndLatest] where useThrottle || mode == .latest {
@@ -144,7 +150,8 @@ import Testing
           delivered.append(stamp)
           overlap.leave()
         }
-        let observation = useThrottle
+        let observation =
+          useThrottle
           ? source.throttle(seconds: 0.0005, queue: queue, mode: mode).observe(observer)
           : source.debounce(seconds: 0.0005, queue: queue).observe(observer)
         runTogether(threads: threads) { thread in
@@ -184,7 +191,8 @@ import Testing
           _ = captured
           deliveries.increment()
         }
-        observation = iteration.isMultiple(of: 2)
+        observation =
+          iteration.isMultiple(of: 2)
           ? source.throttle(seconds: 0.00005, queue: queue, mode: .leadingAndLatest).observe(observer)
           : source.debounce(seconds: 0.00005, queue: queue).observe(observer)
       }

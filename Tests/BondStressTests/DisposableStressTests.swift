@@ -37,7 +37,9 @@ private final class SpinBarrier: Sendable {
 /// Runs `body(thread, round)` for every round on `threads` threads, all threads starting each
 /// round together at a barrier.
 private func runInLockstep(
-  threads: Int, rounds: Int, _ body: @escaping @Sendable (_ thread: Int, _ round: Int) -> Void
+  threads: Int,
+  rounds: Int,
+  _ body: @escaping @Sendable (_ thread: Int, _ round: Int) -> Void
 ) {
   let barrier = SpinBarrier(parties: threads)
   runTogether(threads: threads) { thread in

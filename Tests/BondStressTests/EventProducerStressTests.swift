@@ -5,22 +5,38 @@ import Testing
 
 /// The guarantees of EventProducer under real races. Run under `swift test --sanitize=thread`.
 @Suite struct EventProducerStressTests {
-  struct Stamp: Sendable, Equatable { let thread: Int; let sequence: Int }
+  struct Stamp: Sendable, Equatable {
+    let thread: Int
+    let sequence: Int
+  }
 
   @Test func manySendersLoseNothingKeepPerThreadOrderAndNeverOverlap() {
-    let threads = 4, perThread = 20_000 * stressScale
+    let threads = 4
+    let perThread = 20_000 * stressScale
     let producer = EventProducer<Stamp>()
     let overlap = OverlapDetector()
-    let firstLog = Recorder<Stamp>(), secondLog = Recorder<Stamp>()
+    let firstLog = Recorder<Stamp>()
+    let secondLog = Recorder<Stamp>()
     // Each observer's log is touched only by deliveries, which never overlap.
-    var first: [Stamp] = [], second: [Stamp] = []
-    let a = producer.observe { overlap.enter(); first.append($0); overlap.leave() }
-    let b = producer.observe { overlap.enter(); second.append($0); overlap.leave() }
+    var first: [Stamp] = []
+    var second: [Stamp] = []
+    let a = producer.observe {
+      overlap.enter()
+      first.append($0)
+      overlap.leave()
+    }
+    let b = producer.observe {
+      overlap.enter()
+      second.append($0)
+      overlap.leave()
+    }
     runTogether(threads: threads) { thread in
       for sequence in 0..<perThread { producer.next(Stamp(thread: thread, sequence: sequence)) }
     }
-    a.dispose(); b.dispose()
-    first.forEach(firstLog.add); second.forEach(secondLog.add)
+    a.dispose()
+    b.dispose()
+    first.forEach(firstLog.add)
+    second.forEach(secondLog.add)
     #expect(overlap.count == 0)
     #expect(first.count == threads * perThread)
     #expect(first == second, "every observer sees the same order")
@@ -52,13 +68,17 @@ import Testing
     #expect(producer.observerCount == 0)
   }
 
+  /// dispose() does not wait for a delivery running on another thread: the one the drainer had
+  /// already started (its flag checked) may reach the observer after dispose() returned, but no
+  /// further delivery starts. So at most one call per round sees `disposedReturned`.
   @Test func noDeliveryStartsAfterDisposeReturns() {
     let violations = Counter()
     for _ in 0..<(300 * stressScale) {
       let producer = EventProducer<Int>()
       let disposedReturned = Atomic<Bool>(false)
+      let lateCalls = Counter()
       let observation = producer.observe { _ in
-        if disposedReturned.load(ordering: .sequentiallyConsistent) { violations.increment() }
+        if disposedReturned.load(ordering: .sequentiallyConsistent) { lateCalls.increment() }
       }
       runTogether(threads: 2) { thread in
         if thread == 0 {
@@ -69,6 +89,7 @@ import Testing
           disposedReturned.store(true, ordering: .sequentiallyConsistent)
         }
       }
+      if lateCalls.count > 1 { violations.increment() }
     }
     #expect(violations.count == 0)
   }
@@ -118,15 +139,23 @@ import Testing
   }
 
   @Test func twoProducersSendingIntoEachOtherFromTwoThreads() {
-    let ping = EventProducer<Int>(), pong = EventProducer<Int>()
+    let ping = EventProducer<Int>()
+    let pong = EventProducer<Int>()
     let received = Counter()
     let limit = 2_000 * stressScale
-    let a = ping.observe { value in received.increment(); if value > 0 { pong.next(value - 1) } }
-    let b = pong.observe { value in received.increment(); if value > 0 { ping.next(value - 1) } }
+    let a = ping.observe { value in
+      received.increment()
+      if value > 0 { pong.next(value - 1) }
+    }
+    let b = pong.observe { value in
+      received.increment()
+      if value > 0 { ping.next(value - 1) }
+    }
     runTogether(threads: 2) { thread in
       for _ in 0..<10 { (thread == 0 ? ping : pong).next(limit / 10) }
     }
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
     #expect(received.count == 2 * 10 * (limit / 10 + 1))
   }
 

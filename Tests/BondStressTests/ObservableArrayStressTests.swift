@@ -6,7 +6,10 @@ import Testing
 /// ObservableArray under real races: atomic mutations, lossless ordered delivery, isolated batches.
 /// Run under `swift test --sanitize=thread`.
 @Suite struct ObservableArrayStressTests {
-  struct Stamp: Sendable, Equatable { let thread: Int; let sequence: Int }
+  struct Stamp: Sendable, Equatable {
+    let thread: Int
+    let sequence: Int
+  }
 
   /// Rebuilds an array from events only; touched only by deliveries (which never overlap).
   final class Mirror<Element: Equatable>: @unchecked Sendable {
@@ -26,15 +29,18 @@ import Testing
   }
 
   @Test func concurrentAppendsFromFourThreadsLoseNothingAndKeepPerThreadOrder() {
-    let threads = 4, perThread = 3_000 * stressScale
+    let threads = 4
+    let perThread = 3_000 * stressScale
     let array = ObservableArray<Stamp>()
-    let first = Mirror<Stamp>(), second = Mirror<Stamp>()
+    let first = Mirror<Stamp>()
+    let second = Mirror<Stamp>()
     let a = array.observe { first.receive($0) }
     let b = array.observe { second.receive($0) }
     runTogether(threads: threads) { thread in
       for sequence in 0..<perThread { array.append(Stamp(thread: thread, sequence: sequence)) }
     }
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
     let final = array.array
     #expect(final.count == threads * perThread)
     #expect(first.array == final && second.array == final, "mirrors rebuilt from events equal the array")
@@ -48,7 +54,8 @@ import Testing
   }
 
   @Test func mixedMutationsBatchesAndLateObserversStayConsistent() {
-    let threads = 4, steps = 1_500 * stressScale
+    let threads = 4
+    let steps = 1_500 * stressScale
     let array = ObservableArray<Int>(Array(0..<10))
     let mirror = Mirror<Int>()
     let main = array.observe { mirror.receive($0) }
@@ -117,7 +124,10 @@ import Testing
           if array.array.count % 2 != 0 { oddReads.increment() }
         default:
           array.performBatchUpdates { array in
-            if array.count >= 2 { array.removeLast(); array.removeLast() }
+            if array.count >= 2 {
+              array.removeLast()
+              array.removeLast()
+            }
           }
         }
       }
@@ -141,7 +151,8 @@ import Testing
     runTogether(threads: 3) { thread in
       for value in 1...perThread { array.append(value + thread * 1_000_000) }
     }
-    echo.dispose(); observation.dispose()
+    echo.dispose()
+    observation.dispose()
     let final = array.array
     #expect(final.count == 3 * perThread + 3 * (perThread / 10))
     #expect(mirror.array == final && mirror.mismatches == 0 && mirror.overlap.count == 0)
@@ -151,15 +162,22 @@ import Testing
     let sections = (0..<3).map { _ in ObservableArray<Int>() }
     let outer = ObservableArray(sections)
     // Touched only by the sectioned deliveries, which are serialized.
-    final class State: @unchecked Sendable { var latest: [[Int]] = []; var mirror: [[Int]] = [] }
+    final class State: @unchecked Sendable {
+      var latest: [[Int]] = []
+      var mirror: [[Int]] = []
+    }
     let state = State()
     let overlap = OverlapDetector()
     let observation = outer.sectionedChanges().observe { event in
       overlap.enter()
-      if event.changeset.sections.isEmpty, let section = (event.changeset.rowInsertions.first ?? event.changeset.rowDeletions.first)?.section {
+      if event.changeset.sections.isEmpty,
+        let section = (event.changeset.rowInsertions.first ?? event.changeset.rowDeletions.first)?.section
+      {
         var rows = state.mirror[section]
         for deletion in event.changeset.rowDeletions { rows.remove(at: deletion.row) }
-        for insertion in event.changeset.rowInsertions { rows.insert(event.sections[section][insertion.row], at: insertion.row) }
+        for insertion in event.changeset.rowInsertions {
+          rows.insert(event.sections[section][insertion.row], at: insertion.row)
+        }
         state.mirror[section] = rows
       } else {
         state.mirror = event.sections

@@ -9,15 +9,23 @@ import Testing
 @Suite struct SoakStressTests {
   @Test func mixedGraphUnderTwoSendersAndChurnLosesNothingAndLeavesNothing() {
     let perThread = 25_000 * stressScale
-    let source = EventProducer<Int>(), inner = EventProducer<Int>()
+    let source = EventProducer<Int>()
+    let inner = EventProducer<Int>()
     let queue = DispatchQueue(label: "soak.stress")
-    let plain = Counter(), chained = Counter(), shared = Counter(), combined = Counter()
-    let merged = Counter(), delivered = Counter(), cycles = Counter()
+    let plain = Counter()
+    let chained = Counter()
+    let shared = Counter()
+    let combined = Counter()
+    let merged = Counter()
+    let delivered = Counter()
+    let cycles = Counter()
     do {
       let other = Observable(0)
       let bag = DisposeBag()
       source.observe { _ in plain.increment() }.disposeIn(bag)
-      source.map { $0 &* 3 }.filter { $0 & 1 == 0 }.skip(1).distinct().observe { _ in chained.increment() }.disposeIn(bag)
+      source.map { $0 &* 3 }.filter { $0 & 1 == 0 }.skip(1).distinct().observe { _ in chained.increment() }.disposeIn(
+        bag
+      )
       let sharedChain = source.map { $0 + 1 }.share()
       sharedChain.observe { _ in shared.increment() }.disposeIn(bag)
       combineLatest(source, other).observe { _ in combined.increment() }.disposeIn(bag)

@@ -7,25 +7,36 @@ import Testing
 /// per-observer state in plain captured vars, which is only safe because delivery to one observer
 /// is never concurrent; TSan checks that.
 @Suite struct SyncOperatorsStressTests {
-  struct Stamp: Sendable, Equatable { let thread: Int; let sequence: Int }
+  struct Stamp: Sendable, Equatable {
+    let thread: Int
+    let sequence: Int
+  }
 
   @Test func statefulChainsUnderConcurrentSenders() {
-    let threads = 4, perThread = 10_000 * stressScale
+    let threads = 4
+    let perThread = 10_000 * stressScale
     let producer = EventProducer<Stamp>(replayLength: 3)
     for sequence in 0..<3 { producer.next(Stamp(thread: -1, sequence: sequence)) }
     // Observer state touched only by deliveries, which never overlap.
-    var counts: [Int] = [], lastCount = 0, started: [Stamp] = []
-    let counting = producer
+    var counts: [Int] = []
+    var lastCount = 0
+    var started: [Stamp] = []
+    let counting =
+      producer
       .skip(2)
       .distinct()
       .map { _ in 1 }
       .reduce(0, +)
-      .observe { lastCount = $0; counts.append($0) }
+      .observe {
+        lastCount = $0
+        counts.append($0)
+      }
     let starting = producer.startWith(Stamp(thread: -2, sequence: 0)).skip(1).observe { started.append($0) }
     runTogether(threads: threads) { thread in
       for sequence in 0..<perThread { producer.next(Stamp(thread: thread, sequence: sequence)) }
     }
-    counting.dispose(); starting.dispose()
+    counting.dispose()
+    starting.dispose()
     // One replayed event survives skip(2); every live one is distinct.
     #expect(lastCount == 1 + threads * perThread)
     #expect(counts == Array(1...(1 + threads * perThread)))
@@ -46,13 +57,16 @@ import Testing
         for value in 0..<total { producer.next(value) }
       } else {
         for _ in 0..<(300 * stressScale) {
-          var replayEnd = Int.min, run: [Int] = []
-          let everything = producer.observe { replayEnd = $0 }
+          // Locked: dispose() does not wait for a delivery running on the sending thread, so the
+          // observers may still be writing when it returns (contract guarantee 3).
+          let replayed = Recorder<Int>()
+          let run = Recorder<Int>()
+          let everything = producer.observe { replayed.add($0) }
           everything.dispose()
-          let observation = producer.map { $0 }.skip(0).observeNew { run.append($0) }
+          let observation = producer.map { $0 }.skip(0).observeNew { run.add($0) }
           for _ in 0..<20 { sched_yield() }
           observation.dispose()
-          runs.add((replayEnd, run))
+          runs.add((replayed.items.last ?? Int.min, run.items))
         }
       }
     }
@@ -64,11 +78,16 @@ import Testing
   }
 
   @Test func shareRunsTheChainOncePerEventUnderConcurrentSenders() {
-    let threads = 4, perThread = 10_000 * stressScale
+    let threads = 4
+    let perThread = 10_000 * stressScale
     let source = EventProducer<Int>()
     let calls = Counter()
-    let shared = source.map { value -> Int in calls.increment(); return value }.share(replayLength: 1)
-    var firstCount = 0, secondCount = 0
+    let shared = source.map { value -> Int in
+      calls.increment()
+      return value
+    }.share(replayLength: 1)
+    var firstCount = 0
+    var secondCount = 0
     let a = shared.observe { _ in firstCount += 1 }
     let b = shared.observe { _ in secondCount += 1 }
     runTogether(threads: threads) { _ in
@@ -76,11 +95,13 @@ import Testing
     }
     #expect(calls.count == threads * perThread)
     #expect(firstCount == threads * perThread && secondCount == threads * perThread)
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
   }
 
   @Test func valuesReceivesEverythingSentConcurrently() async {
-    let threads = 4, perThread = 5_000 * stressScale
+    let threads = 4
+    let perThread = 5_000 * stressScale
     let producer = EventProducer<Stamp>()
     let stream = producer.values
     let consumer = Task.detached {

@@ -9,7 +9,9 @@ private struct Opaque: Sendable {
 
 @Suite struct BindingTests {
   @Test func contractBindings() {
-    let source = Observable(1), target = Observable(0), optional = Observable<Int?>(nil)
+    let source = Observable(1)
+    let target = Observable(0)
+    let optional = Observable<Int?>(nil)
     source.bindTo(target)
     source.bindTo(optional)
     source.value = 2
@@ -29,15 +31,18 @@ private struct Opaque: Sendable {
     source.map { "Hi \($0)" }.bindTo(label, \.text)
     #expect(label.text == "Hi 2", "key-path binding")
 
-    let username = Observable("a"), field = Observable("b")
-    let fromModel = Recorder<String>(), fromField = Recorder<String>()
+    let username = Observable("a")
+    let field = Observable("b")
+    let fromModel = Recorder<String>()
+    let fromField = Recorder<String>()
     username.observe { fromModel.add($0) }
     field.observe { fromField.add($0) }
     username.bidirectionalBindTo(field)
     field.value = "c"
     username.value = "d"
     #expect(fromModel.items == ["a", "c", "d"] && fromField.items == ["b", "a", "c", "d"], "two-way binding, no echo")
-    let left = Observable(1), right = Observable(2)
+    let left = Observable(1)
+    let right = Observable(2)
     left ->>< right
     right.value = 3
     #expect(left.value == 3, "->><")
@@ -75,7 +80,8 @@ private struct Opaque: Sendable {
     weak var weakTarget: Observable<Int>?
     weak var weakOptionalTarget: EventProducer<Int?>?
     do {
-      let target = Observable(0), optionalTarget = EventProducer<Int?>()
+      let target = Observable(0)
+      let optionalTarget = EventProducer<Int?>()
       weakTarget = target
       weakOptionalTarget = optionalTarget
       source.bindTo(target)
@@ -102,7 +108,10 @@ private struct Opaque: Sendable {
   // MARK: bindTo(_ object:, _ keyPath:)
 
   @Test func keyPathBindingEndsAtTheFirstEventAfterTheObjectIsGone() {
-    final class Label { var text = ""; var detail: String? }
+    final class Label {
+      var text = ""
+      var detail: String?
+    }
     let source = Observable("a")
     weak var weakLabel: Label?
     do {
@@ -136,8 +145,10 @@ private struct Opaque: Sendable {
   // MARK: bidirectionalBindTo
 
   @Test func twoWayBindingOfNonEquatableValuesHasNoEcho() {
-    let a = Observable(Opaque(1)), b = Observable(Opaque(2))
-    let fromA = Recorder<Int>(), fromB = Recorder<Int>()
+    let a = Observable(Opaque(1))
+    let b = Observable(Opaque(2))
+    let fromA = Recorder<Int>()
+    let fromB = Recorder<Int>()
     let observeA = a.observe { fromA.add($0.value) }
     let observeB = b.observe { fromB.add($0.value) }
     let binding = a.bidirectionalBindTo(b)
@@ -148,28 +159,33 @@ private struct Opaque: Sendable {
     binding.dispose()
     a.value = Opaque(5)
     #expect(b.value.value == 4)
-    observeA.dispose(); observeB.dispose()
+    observeA.dispose()
+    observeB.dispose()
     #expect(a.observerCount == 0 && b.observerCount == 0)
   }
 
   @Test func aChangeMadeWhileReceivingTheBoundValueGoesBack() {
     // `b`'s own observer answers 10 with 11, inside the delivery the binding started.
-    let a = Observable(Opaque(0)), b = Observable(Opaque(0))
+    let a = Observable(Opaque(0))
+    let b = Observable(Opaque(0))
     let answer = b.observe { if $0.value == 10 { b.value = Opaque(11) } }
     a ->>< b
     a.value = Opaque(10)
     #expect(a.value.value == 11 && b.value.value == 11)
 
-    let c = Observable(0), d = Observable(0)
+    let c = Observable(0)
+    let d = Observable(0)
     let answerD = d.observe { if $0 == 10 { d.value = 11 } }
     c ->>< d
     c.value = 10
     #expect(c.value == 11 && d.value == 11)
-    answer.dispose(); answerD.dispose()
+    answer.dispose()
+    answerD.dispose()
   }
 
   @Test func equalValuesAreNotForwarded() {
-    let a = Observable(1), b = Observable(1)
+    let a = Observable(1)
+    let b = Observable(1)
     let fromB = Recorder<Int>()
     b.observe { fromB.add($0) }
     a.bidirectionalBindTo(b)
@@ -180,7 +196,9 @@ private struct Opaque: Sendable {
   }
 
   @Test func cyclesOfEquatableBindingsSettle() {
-    let a = Observable(1), b = Observable(2), c = Observable(3)
+    let a = Observable(1)
+    let b = Observable(2)
+    let c = Observable(3)
     let counts = Recorder<String>()
     a.observeNew { counts.add("a\($0)") }
     b.observeNew { counts.add("b\($0)") }
@@ -228,7 +246,8 @@ private struct Opaque: Sendable {
   }
 
   @Test func disposingATwoWayBindingEndsBothDirections() {
-    let a = Observable(Opaque(1)), b = Observable(Opaque(2))
+    let a = Observable(Opaque(1))
+    let b = Observable(Opaque(2))
     let binding = a ->>< b
     binding.dispose()
     a.value = Opaque(3)
@@ -241,13 +260,15 @@ private struct Opaque: Sendable {
 
   @Test func bindingOperatorsBindLooserThanNilCoalescingAndTighterThanAssignment() {
     let preferred: Observable<Int>? = nil
-    let fallback = Observable(7), target = Observable(0)
+    let fallback = Observable(7)
+    let target = Observable(0)
     let binding = preferred ?? fallback ->> target
     #expect(target.value == 7)
     binding.dispose()
     #expect(fallback.observerCount == 0)
 
-    let left = Observable(1), right = Observable(2)
+    let left = Observable(1)
+    let right = Observable(2)
     let twoWay: any DisposableType = left.map { $0 }.share(replayLength: 1) ->> right
     #expect(right.value == 1)
     twoWay.dispose()

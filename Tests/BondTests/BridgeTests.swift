@@ -24,7 +24,9 @@ import Testing
         if value == 3 { break }
       }
     }
-    producer.next(1); producer.next(2); producer.next(3)
+    producer.next(1)
+    producer.next(2)
+    producer.next(3)
     await consumer.value
     #expect(got.items == [1, 2, 3], "values as AsyncStream")
   }
@@ -46,7 +48,8 @@ import Testing
   @Test func filtersBySender() {
     let center = NotificationCenter()
     let name = Notification.Name("BridgeTests.sender")
-    let sender = Tracked("sender"), stranger = Tracked("stranger")
+    let sender = Tracked("sender")
+    let stranger = Tracked("stranger")
     let senders = Recorder<String>()
     let observation = center.bnd_notification(name, object: sender).observe { notification in
       senders.add((notification.object as? Tracked)?.name ?? "none")
@@ -62,7 +65,8 @@ import Testing
     let name = Notification.Name("BridgeTests.lifetime")
     let posted = Recorder<Int>()
     weak var weakProducer: EventProducer<Notification>?
-    var first: (any DisposableType)?, second: (any DisposableType)?
+    var first: (any DisposableType)?
+    var second: (any DisposableType)?
     do {
       let producer = center.bnd_notification(name)
       weakProducer = producer
@@ -96,7 +100,9 @@ import Testing
 
   @Test func valuesIncludesTheReplayAndEndingTheIterationDisposesTheObservation() async {
     let producer = EventProducer<Int>(replayLength: 2)
-    producer.next(1); producer.next(2); producer.next(3)
+    producer.next(1)
+    producer.next(2)
+    producer.next(3)
     var got: [Int] = []
     do {
       let stream = producer.values
@@ -153,7 +159,10 @@ import Testing
     do {
       let tracked = Tracked()
       weakCapture = tracked
-      let stream = producer.map { value -> Int in _ = tracked; return value }.values
+      let stream = producer.map { value -> Int in
+        _ = tracked
+        return value
+      }.values
       producer.next(1)
       #expect(producer.observerCount == 1)
       _ = stream

@@ -21,8 +21,10 @@ import Testing
   // MARK: - Timelines
 
   @Test func deliversAfterSilence() {
-    #expect(timeline([(0, 1), (0.5, 2), (2, 3)], until: 5) { $0.debounce(seconds: 1, queue: $1) }
-      == ["2@1.5", "3@3.0"])
+    #expect(
+      timeline([(0, 1), (0.5, 2), (2, 3)], until: 5) { $0.debounce(seconds: 1, queue: $1) }
+        == ["2@1.5", "3@3.0"]
+    )
     #expect(timeline([(0, 1)], until: 0.99) { $0.debounce(seconds: 1, queue: $1) } == [])
     #expect(timeline([(0, 1)], until: 1) { $0.debounce(seconds: 1, queue: $1) } == ["1@1.0"])
   }
@@ -83,10 +85,11 @@ import Testing
     clock.advance(by: 2)  // the replayed 1 comes out at 1, before `registered`: observeNew drops it
     let busy = value.debounce(seconds: 1, queue: clock).observeNew { seen.add("busy \($0)@\(clock.now)") }
     clock.advance(by: 0.5)
-    value.value = 2       // replaces the replayed 1 for `busy`; a new window or wait for `quiet`
+    value.value = 2  // replaces the replayed 1 for `busy`; a new window or wait for `quiet`
     clock.advance(by: 2)
     #expect(seen.items == ["quiet 2@3.5", "busy 2@3.5"])  // never the replayed 1
-    quiet.dispose(); busy.dispose()
+    quiet.dispose()
+    busy.dispose()
     #expect(value.observerCount == 0)
   }
 
@@ -136,7 +139,9 @@ import Testing
     do {
       let captured = Tracked("captured")
       weakCaptured = captured
-      observation = source.debounce(seconds: 1, queue: clock).observe { event in delivered.add(captured.name + event.name) }
+      observation = source.debounce(seconds: 1, queue: clock).observe { event in
+        delivered.add(captured.name + event.name)
+      }
       let pending = Tracked("pending")
       weakPending = pending
       source.next(pending)
@@ -165,4 +170,3 @@ import Testing
     #expect(exitTestStandardError(result).contains("debounce(seconds:queue:): seconds must be 0 or more, got nan"))
   }
 }
-

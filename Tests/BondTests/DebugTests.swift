@@ -15,7 +15,10 @@ import Bond
 /// Exits with a failure when the count does not follow the observations' lives.
 func liveObservationCountScenario() {
   func check(_ condition: Bool, _ what: String) {
-    if !condition { print("FAIL: \(what)"); exit(1) }
+    if !condition {
+      print("FAIL: \(what)")
+      exit(1)
+    }
   }
   do {
     let before = BondDebug.liveObservationCount

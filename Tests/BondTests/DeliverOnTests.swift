@@ -71,7 +71,8 @@ private final class CountingScheduler: Scheduler {
       delivered.add(value)
       if value < 5 { source.next(value + 10) }  // reentrant: queued behind the current batch
     }
-    source.next(1); source.next(2)
+    source.next(1)
+    source.next(2)
     clock.advance(by: 0)
     #expect(delivered.items == [1, 2, 11, 12])
     observation.dispose()
@@ -96,7 +97,9 @@ private final class CountingScheduler: Scheduler {
   @Test func replayIsDeliveredOnTheSchedulerThenRegistered() {
     let clock = TestScheduler()
     let source = EventProducer<Int>(replayLength: 2)
-    source.next(1); source.next(2); source.next(3)
+    source.next(1)
+    source.next(2)
+    source.next(3)
     let log = Recorder<String>()
     let observation = source.deliverOn(clock).observe({ log.add("\($0)") }, registered: { log.add("registered") })
     #expect(log.items == [])
@@ -173,10 +176,12 @@ private final class CountingScheduler: Scheduler {
     let source = EventProducer<Int>()
     let delivered = Recorder<Int>()
     let holder = Recorder<any DisposableType>()
-    holder.add(source.deliverOn(clock).observe { value in
-      delivered.add(value)
-      if value == 2 { holder.items.first?.dispose() }
-    })
+    holder.add(
+      source.deliverOn(clock).observe { value in
+        delivered.add(value)
+        if value == 2 { holder.items.first?.dispose() }
+      }
+    )
     for value in 1...5 { source.next(value) }
     clock.run()
     #expect(delivered.items == [1, 2])
@@ -186,7 +191,8 @@ private final class CountingScheduler: Scheduler {
   @Test func eachObservationHasItsOwnBuffer() {
     let clock = TestScheduler()
     let source = EventProducer<Int>()
-    let first = Recorder<Int>(), second = Recorder<Int>()
+    let first = Recorder<Int>()
+    let second = Recorder<Int>()
     let chain = source.deliverOn(clock)
     let a = chain.observe { first.add($0) }
     let b = chain.observe { second.add($0) }
@@ -241,7 +247,8 @@ private final class CountingScheduler: Scheduler {
       .observe { value in
         delivered.add(value)
         if next < 106 {
-          source.next(next); source.next(next + 1)
+          source.next(next)
+          source.next(next + 1)
           next += 2
         }
       }
@@ -259,16 +266,20 @@ private final class CountingScheduler: Scheduler {
     let source = EventProducer<Int>()
     let statistics = DeliveryStatistics()
     let chain = source.deliverOn(clock, bufferLimit: 1, whenFull: .dropNewest, statistics: statistics)
-    let a = chain.observe { _ in }, b = chain.observe { _ in }
+    let a = chain.observe { _ in }
+    let b = chain.observe { _ in }
     for value in 1...3 { source.next(value) }
     #expect(statistics.droppedCount == 4)
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
   }
 
   @Test func boundedRegisteredFollowsTheReplayThatSurvives() {
     let clock = TestScheduler()
     let source = EventProducer<Int>(replayLength: 3)
-    source.next(1); source.next(2); source.next(3)
+    source.next(1)
+    source.next(2)
+    source.next(3)
     let log = Recorder<String>()
     let observation = source.deliverOn(clock, bufferLimit: 2, whenFull: .dropOldest)
       .observe({ log.add("\($0)") }, registered: { log.add("registered") })
@@ -297,8 +308,10 @@ private final class CountingScheduler: Scheduler {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = EventProducer<Int>().deliverOn(TestScheduler(), bufferLimit: 0, whenFull: .dropOldest)
     }
-    #expect(exitTestStandardError(result).contains(
-      "deliverOn(_:bufferLimit:whenFull:statistics:): bufferLimit must be at least 1, got 0"))
+    #expect(
+      exitTestStandardError(result).contains(
+        "deliverOn(_:bufferLimit:whenFull:statistics:): bufferLimit must be at least 1, got 0"
+      )
+    )
   }
 }
-

@@ -19,7 +19,8 @@ private final class CountingDisposable: DisposableType {
   @Test func contractExample() {
     let log = Recorder<Int>()
     let block = BlockDisposable { log.add(1) }
-    block.dispose(); block.dispose()
+    block.dispose()
+    block.dispose()
     #expect(log.items == [1] && block.isDisposed)
     let composite = CompositeDisposable([BlockDisposable { log.add(2) }])
     composite += BlockDisposable { log.add(3) }
@@ -137,11 +138,13 @@ private final class CountingDisposable: DisposableType {
   @Test func compositeChildMayAddToItDuringDispose() {
     let log = Recorder<Int>()
     let composite = CompositeDisposable()
-    composite.add(BlockDisposable {
-      log.add(1)
-      composite.add(BlockDisposable { log.add(2) })  // the composite is disposed: runs at once
-      composite.dispose()                             // reentrant: harmless
-    })
+    composite.add(
+      BlockDisposable {
+        log.add(1)
+        composite.add(BlockDisposable { log.add(2) })  // the composite is disposed: runs at once
+        composite.dispose()  // reentrant: harmless
+      }
+    )
     composite.dispose()
     #expect(log.items == [1, 2])
   }
@@ -212,7 +215,7 @@ private final class CountingDisposable: DisposableType {
       log.add(1)
       serial.otherDisposable = BlockDisposable { log.add(2) }  // reentrant, no deadlock
     }
-    serial.otherDisposable = nil   // disposes the first, which installs the second
+    serial.otherDisposable = nil  // disposes the first, which installs the second
     #expect(log.items == [1])
     serial.dispose()
     #expect(log.items == [1, 2])

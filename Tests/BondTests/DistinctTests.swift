@@ -14,16 +14,19 @@ import Testing
 
   @Test func comparesPerObserverIncludingTheReplay() {
     let producer = EventProducer<Int>(replayLength: 2)
-    producer.next(1); producer.next(1)
+    producer.next(1)
+    producer.next(1)
     let distinct = producer.distinct()
     #expect(distinct.replayLength == 2)
     let log = Recorder<String>()
     let a = distinct.observe({ log.add("a\($0)") }, registered: { log.add("a registered") })
-    producer.next(1); producer.next(2)
+    producer.next(1)
+    producer.next(2)
     let b = distinct.observe { log.add("b\($0)") }
     producer.next(2)
     #expect(log.items == ["a1", "a registered", "a2", "b1", "b2"])
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
   }
 
   @Test func disposingReleasesTheLastEvent() {

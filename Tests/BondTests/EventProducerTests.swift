@@ -4,20 +4,24 @@ import Testing
 @Suite struct EventProducerTests {
   @Test func deliversToEveryObserverInOrder() {
     let producer = EventProducer<Int>()
-    let first = Recorder<Int>(), second = Recorder<Int>()
+    let first = Recorder<Int>()
+    let second = Recorder<Int>()
     let a = producer.observe { first.add($0) }
     let b = producer.observe { second.add($0) }
     for value in 1...5 { producer.next(value) }
     #expect(first.items == [1, 2, 3, 4, 5])
     #expect(second.items == [1, 2, 3, 4, 5])
     #expect(producer.observerCount == 2)
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
     #expect(producer.observerCount == 0)
   }
 
   @Test func replaysTheLastEvents() {
     let producer = EventProducer<Int>(replayLength: 2)
-    producer.next(1); producer.next(2); producer.next(3)
+    producer.next(1)
+    producer.next(2)
+    producer.next(3)
     let seen = Recorder<Int>()
     let observation = producer.observe { seen.add($0) }
     #expect(seen.items == [2, 3])
@@ -57,7 +61,8 @@ import Testing
     let b = producer.observe { log.add("b\($0)") }
     producer.next(1)
     #expect(log.items == ["a1", "b1", "a2", "b2"])
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
   }
 
   @Test func deepFeedbackDoesNotGrowTheStack() {
@@ -75,13 +80,21 @@ import Testing
   }
 
   @Test func twoProducersSendingIntoEachOtherDoNotDeadlock() {
-    let ping = EventProducer<Int>(), pong = EventProducer<Int>()
+    let ping = EventProducer<Int>()
+    let pong = EventProducer<Int>()
     let log = Recorder<Int>()
-    let a = ping.observe { value in log.add(value); if value < 10 { pong.next(value + 1) } }
-    let b = pong.observe { value in log.add(value); if value < 10 { ping.next(value + 1) } }
+    let a = ping.observe { value in
+      log.add(value)
+      if value < 10 { pong.next(value + 1) }
+    }
+    let b = pong.observe { value in
+      log.add(value)
+      if value < 10 { ping.next(value + 1) }
+    }
     ping.next(0)
     #expect(log.items == Array(0...10))
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
   }
 
   @Test func observeFromInsideAnObserverRegistersAfterTheCurrentEvent() {
@@ -94,7 +107,8 @@ import Testing
     producer.next(1)
     producer.next(2)
     #expect(late.items == [1, 2])
-    outer.dispose(); inner?.dispose()
+    outer.dispose()
+    inner?.dispose()
     #expect(producer.observerCount == 0)
   }
 
@@ -118,7 +132,9 @@ import Testing
     var laterObservation: (any DisposableType)?
     let earlier = producer.observe { value in if value == 2 { laterObservation?.dispose() } }
     laterObservation = producer.observe { later.add($0) }
-    producer.next(1); producer.next(2); producer.next(3)
+    producer.next(1)
+    producer.next(2)
+    producer.next(3)
     #expect(later.items == [1])
     earlier.dispose()
   }
@@ -126,7 +142,8 @@ import Testing
   @Test func disposeTwiceIsHarmless() {
     let producer = EventProducer<Int>()
     let observation = producer.observe { _ in }
-    observation.dispose(); observation.dispose()
+    observation.dispose()
+    observation.dispose()
     #expect(observation.isDisposed)
     #expect(producer.observerCount == 0)
   }

@@ -14,12 +14,15 @@ import Testing
 
   @Test func filtersTheReplayAndForwardsRegistered() {
     let producer = EventProducer<Int>(replayLength: 3)
-    producer.next(1); producer.next(2); producer.next(3)
+    producer.next(1)
+    producer.next(2)
+    producer.next(3)
     let filtered = producer.filter { $0 != 2 }
     #expect(filtered.replayLength == 3)
     let log = Recorder<String>()
     let observation = filtered.observe({ log.add("\($0)") }, registered: { log.add("registered") })
-    producer.next(2); producer.next(4)
+    producer.next(2)
+    producer.next(4)
     #expect(log.items == ["1", "3", "registered", "4"])
     observation.dispose()
   }
@@ -31,7 +34,10 @@ import Testing
     do {
       let tracked = Tracked()
       weakCapture = tracked
-      observation = producer.filter { _ in _ = tracked; return true }.observe { _ in }
+      observation = producer.filter { _ in
+        _ = tracked
+        return true
+      }.observe { _ in }
     }
     #expect(weakCapture != nil)
     observation?.dispose()

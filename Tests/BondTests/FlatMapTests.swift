@@ -4,35 +4,55 @@ import Testing
 @Suite struct FlatMapTests {
   /// The "Combining" block of the contract's usage, whole.
   @Test func contractCombiningBlock() {
-    let email = Observable(""), pass = Observable("")
+    let email = Observable("")
+    let pass = Observable("")
     let enabled = Recorder<Bool>()
     combineLatest(email, pass).map { email, pass in !email.isEmpty && !pass.isEmpty }.observe { enabled.add($0) }
-    email.value = "kirk@enterprise"; pass.value = "ncc1701"
+    email.value = "kirk@enterprise"
+    pass.value = "ncc1701"
     #expect(enabled.items == [false, false, true])
-    let a = EventProducer<Int>(), b = EventProducer<String>(), c = EventProducer<Bool>()
+    let a = EventProducer<Int>()
+    let b = EventProducer<String>()
+    let c = EventProducer<Bool>()
     let triples = Recorder<String>()
     combineLatest(a, b, c).map { "\($0)\($1)\($2)" }.observe { triples.add($0) }
-    a.next(1); b.next("x"); a.next(2); c.next(true); b.next("y")
+    a.next(1)
+    b.next("x")
+    a.next(2)
+    c.next(true)
+    b.next("y")
     #expect(triples.items == ["2xtrue", "2ytrue"])
     let pairs = Recorder<String>()
     a.combineLatestWith(b).observe { pairs.add("\($0.0)\($0.1)") }
-    a.next(3); b.next("z")
+    a.next(3)
+    b.next("z")
     #expect(pairs.items == ["3z"])
 
     let outer = EventProducer<EventProducer<Int>>()
-    let first = EventProducer<Int>(), second = EventProducer<Int>()
-    let latest = Recorder<Int>(), merged = Recorder<Int>(), all = Recorder<Int>()
+    let first = EventProducer<Int>()
+    let second = EventProducer<Int>()
+    let latest = Recorder<Int>()
+    let merged = Recorder<Int>()
+    let all = Recorder<Int>()
     outer.switchToLatest().observe { latest.add($0) }
     outer.merge().observe { merged.add($0) }
     merge([first, second]).observe { all.add($0) }
-    outer.next(first); first.next(1); outer.next(second); first.next(2); second.next(3)
+    outer.next(first)
+    first.next(1)
+    outer.next(second)
+    first.next(2)
+    second.next(3)
     #expect(latest.items == [1, 3])
     #expect(merged.items == [1, 2, 3] && all.items == [1, 2, 3])
     let keys = EventProducer<Int>()
     let flat = Recorder<Int>()
     keys.flatMap(.latest) { [first, second][$0] }.observe { flat.add($0) }
     keys.flatMap(.merge) { [first, second][$0] }.observe { flat.add($0 * 10) }
-    keys.next(0); first.next(4); keys.next(1); first.next(5); second.next(6)
+    keys.next(0)
+    first.next(4)
+    keys.next(1)
+    first.next(5)
+    second.next(6)
     #expect(flat.items == [4, 40, 50, 6, 60])
   }
 
@@ -41,8 +61,11 @@ import Testing
     let sources = ["a": Observable("a0"), "b": Observable("b0")]
     let log = Recorder<String>()
     let observation = keys.flatMap(.latest) { sources[$0]! }.observe { log.add($0) }
-    keys.next("a"); sources["a"]!.value = "a1"
-    keys.next("b"); sources["a"]!.value = "a2"; sources["b"]!.value = "b1"
+    keys.next("a")
+    sources["a"]!.value = "a1"
+    keys.next("b")
+    sources["a"]!.value = "a2"
+    sources["b"]!.value = "b1"
     #expect(log.items == ["a0", "a1", "b0", "b1"])
     observation.dispose()
     #expect(keys.observerCount == 0 && sources.values.allSatisfy { $0.observerCount == 0 })
@@ -53,8 +76,11 @@ import Testing
     let sources = ["a": Observable("a0"), "b": Observable("b0")]
     let log = Recorder<String>()
     let observation = keys.flatMap(.merge) { sources[$0]! }.observe { log.add($0) }
-    keys.next("a"); sources["a"]!.value = "a1"
-    keys.next("b"); sources["a"]!.value = "a2"; sources["b"]!.value = "b1"
+    keys.next("a")
+    sources["a"]!.value = "a1"
+    keys.next("b")
+    sources["a"]!.value = "a2"
+    sources["b"]!.value = "b1"
     #expect(log.items == ["a0", "a1", "b0", "a2", "b1"])
     observation.dispose()
     #expect(keys.observerCount == 0 && sources.values.allSatisfy { $0.observerCount == 0 })
@@ -70,7 +96,8 @@ import Testing
     }
     let log = Recorder<Int>()
     let observation = flattened.observe { log.add($0) }
-    keys.next(1); keys.next(2)
+    keys.next(1)
+    keys.next(2)
     #expect(calls.items == [1, 2])
     #expect(log.items == [100, 200])
     observation.dispose()
@@ -96,8 +123,10 @@ import Testing
     weak var weakInner: EventProducer<Int>?
     let observation: any DisposableType
     do {
-      let inTransform = Tracked(), inObserver = Tracked()
-      weakInTransform = inTransform; weakInObserver = inObserver
+      let inTransform = Tracked()
+      let inObserver = Tracked()
+      weakInTransform = inTransform
+      weakInObserver = inObserver
       observation = keys.flatMap(strategy) { _ -> EventProducer<Int> in
         _ = inTransform
         let inner = EventProducer<Int>(replayLength: 1)

@@ -28,7 +28,9 @@ import Testing
     let producer = EventProducer<Int??>()
     let seen = Recorder<Int?>()
     let observation = producer.ignoreNil().observe { seen.add($0) }
-    producer.next(.some(nil)); producer.next(nil); producer.next(1)
+    producer.next(.some(nil))
+    producer.next(nil)
+    producer.next(1)
     #expect(seen.items == [nil, 1])
     observation.dispose()
   }

@@ -6,7 +6,8 @@ import Testing
     let producer = EventProducer<Int>()
     let seen = Recorder<String>()
     let observation = producer.map { "#\($0)" }.observe { seen.add($0) }
-    producer.next(1); producer.next(2)
+    producer.next(1)
+    producer.next(2)
     #expect(seen.items == ["#1", "#2"])
     observation.dispose()
     producer.next(3)
@@ -16,7 +17,9 @@ import Testing
 
   @Test func transformsTheReplayAndForwardsRegistered() {
     let producer = EventProducer<Int>(replayLength: 2)
-    producer.next(1); producer.next(2); producer.next(3)
+    producer.next(1)
+    producer.next(2)
+    producer.next(3)
     let mapped = producer.map { $0 * 10 }
     #expect(mapped.replayLength == 2)
     let log = Recorder<String>()
@@ -29,12 +32,17 @@ import Testing
   @Test func eachObserverObservesTheUpstreamOnce() {
     let producer = EventProducer<Int>()
     let calls = Recorder<Int>()
-    let mapped = producer.map { value -> Int in calls.add(value); return value }
-    let a = mapped.observe { _ in }, b = mapped.observe { _ in }
+    let mapped = producer.map { value -> Int in
+      calls.add(value)
+      return value
+    }
+    let a = mapped.observe { _ in }
+    let b = mapped.observe { _ in }
     #expect(producer.observerCount == 2)
     producer.next(1)
     #expect(calls.items == [1, 1])
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
     #expect(producer.observerCount == 0)
   }
 
@@ -44,10 +52,14 @@ import Testing
     weak var weakObserverCapture: Tracked?
     var observation: (any DisposableType)?
     do {
-      let inTransform = Tracked(), inObserver = Tracked()
+      let inTransform = Tracked()
+      let inObserver = Tracked()
       weakTransformCapture = inTransform
       weakObserverCapture = inObserver
-      observation = producer.map { _ = inTransform; return $0 }.observe { _ in _ = inObserver }
+      observation = producer.map {
+        _ = inTransform
+        return $0
+      }.observe { _ in _ = inObserver }
     }
     #expect(weakTransformCapture != nil && weakObserverCapture != nil)
     observation?.dispose()

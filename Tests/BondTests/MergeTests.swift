@@ -1,19 +1,25 @@
 import Testing
 @testable import Bond
 
-
 @Suite struct MergeTests {
   // MARK: the contract's usage
 
   @Test func contractMerge() {
     let outer = EventProducer<EventProducer<Int>>()
-    let first = EventProducer<Int>(), second = EventProducer<Int>()
-    let merged = Recorder<Int>(), all = Recorder<Int>()
+    let first = EventProducer<Int>()
+    let second = EventProducer<Int>()
+    let merged = Recorder<Int>()
+    let all = Recorder<Int>()
     let a = outer.merge().observe { merged.add($0) }
     let b = merge([first, second]).observe { all.add($0) }
-    outer.next(first); first.next(1); outer.next(second); first.next(2); second.next(3)
+    outer.next(first)
+    first.next(1)
+    outer.next(second)
+    first.next(2)
+    second.next(3)
     #expect(merged.items == [1, 2, 3] && all.items == [1, 2, 3])
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
     #expect(outer.observerCount == 0 && first.observerCount == 0 && second.observerCount == 0)
   }
 
@@ -23,11 +29,13 @@ import Testing
     let outer = EventProducer<Observable<String>>()
     let log = Recorder<String>()
     let observation = outer.merge().observe { log.add($0) }
-    let x = Observable("x0"), y = Observable("y0")
+    let x = Observable("x0")
+    let y = Observable("y0")
     outer.next(x)
     x.value = "x1"
     outer.next(y)
-    y.value = "y1"; x.value = "x2"
+    y.value = "y1"
+    x.value = "x2"
     #expect(log.items == ["x0", "x1", "y0", "y1", "x2"])
     observation.dispose()
   }
@@ -58,12 +66,16 @@ import Testing
 
   @Test func anInnerAddedFromInsideADeliveryKeepsTheOrder() {
     let outer = EventProducer<EventProducer<Int>>()
-    let first = EventProducer<Int>(), second = EventProducer<Int>(replayLength: 1)
+    let first = EventProducer<Int>()
+    let second = EventProducer<Int>(replayLength: 1)
     second.next(20)
     let log = Recorder<String>()
     let observation = outer.merge().observe { value in
       log.add("begin \(value)")
-      if value == 1 { outer.next(second); first.next(2) }
+      if value == 1 {
+        outer.next(second)
+        first.next(2)
+      }
       log.add("end \(value)")
     }
     outer.next(first)
@@ -78,7 +90,8 @@ import Testing
     let inner = EventProducer<Int>()
     let log = Recorder<Int>()
     let observation = outer.merge().observe { log.add($0) }
-    outer.next(inner); outer.next(inner)
+    outer.next(inner)
+    outer.next(inner)
     inner.next(1)
     #expect(log.items == [1, 1])
     #expect(inner.observerCount == 2)
@@ -93,10 +106,14 @@ import Testing
     var observation: (any DisposableType)?
     observation = outer.merge().observe { value in
       log.add(value)
-      if value == 1 { inner.next(2); observation?.dispose() }
+      if value == 1 {
+        inner.next(2)
+        observation?.dispose()
+      }
     }
     outer.next(inner)
-    inner.next(1); inner.next(3)
+    inner.next(1)
+    inner.next(3)
     #expect(log.items == [1])
     #expect(outer.observerCount == 0 && inner.observerCount == 0)
   }
@@ -112,7 +129,10 @@ import Testing
     do {
       let captured = Tracked()
       weakCaptured = captured
-      observation = outer.merge().observe { value in _ = captured; log.add(value) }
+      observation = outer.merge().observe { value in
+        _ = captured
+        log.add(value)
+      }
       let inner = EventProducer<Int>(replayLength: 1)
       inner.next(5)
       weakInner = inner
@@ -138,10 +158,14 @@ import Testing
       weakOuter = outer
       let captured = Tracked()
       weakCaptured = captured
-      outer.merge().observe { value in _ = captured; log.add(value) }
+      outer.merge().observe { value in
+        _ = captured
+        log.add(value)
+      }
       let inner = EventProducer<Int>()
       weakInner = inner
-      outer.next(inner); outer.next(kept)
+      outer.next(inner)
+      outer.next(kept)
     }
     #expect(weakOuter == nil)
     #expect(weakInner == nil, "once the outer is gone, the inners are no longer kept alive")
@@ -167,24 +191,32 @@ import Testing
   // MARK: merge(_:) of an array
 
   @Test func mergeOfAnArrayForwardsEveryProducerAndItsReplay() {
-    let a = Observable("a0"), b = EventProducer<String>(), c = EventProducer<String>(replayLength: 2)
-    c.next("c0"); c.next("c1")
+    let a = Observable("a0")
+    let b = EventProducer<String>()
+    let c = EventProducer<String>(replayLength: 2)
+    c.next("c0")
+    c.next("c1")
     let log = Recorder<String>()
     let merged = merge([a.map { $0 }, b.map { $0 }, c.map { $0 }])
     #expect(merged.replayLength == 3)
     let observation = merged.observe({ log.add($0) }, registered: { log.add("registered") })
-    b.next("b1"); a.value = "a1"; c.next("c2")
+    b.next("b1")
+    a.value = "a1"
+    c.next("c2")
     #expect(log.items == ["a0", "c0", "c1", "registered", "b1", "a1", "c2"])
     observation.dispose()
     #expect(a.observerCount == 0 && b.observerCount == 0 && c.observerCount == 0)
   }
 
   @Test func mergeOfAnArrayWaitsForEveryRegistration() {
-    let late = LateRegistration<Int>(), plain = EventProducer<Int>()
+    let late = LateRegistration<Int>()
+    let plain = EventProducer<Int>()
     late.producer.next(1)
     let log = Recorder<String>()
     let observation = merge([ExistentialProducer(late), ExistentialProducer(plain)]).observe(
-      { log.add("\($0)") }, registered: { log.add("registered") })
+      { log.add("\($0)") },
+      registered: { log.add("registered") }
+    )
     plain.next(2)
     late.finish()
     #expect(log.items == ["1", "2", "registered"])
@@ -199,11 +231,15 @@ import Testing
   }
 
   @Test func mergeOfExistentialsOfDifferentTypes() {
-    let numbers = EventProducer<Int>(), current = Observable(10), text = EventProducer<String>()
+    let numbers = EventProducer<Int>()
+    let current = Observable(10)
+    let text = EventProducer<String>()
     let log = Recorder<Int>()
     let producers: [any EventProducerType<Int>] = [numbers, current, text.map { $0.count }]
     let observation = merge(producers).observe { log.add($0) }
-    numbers.next(1); text.next("abc"); current.value = 11
+    numbers.next(1)
+    text.next("abc")
+    current.value = 11
     #expect(log.items == [10, 1, 3, 11])
     observation.dispose()
     #expect(numbers.observerCount == 0 && current.observerCount == 0 && text.observerCount == 0)
@@ -224,11 +260,15 @@ import Testing
   }
 
   @Test func aReentrantSendIntoAnotherMergedProducerIsQueued() {
-    let a = EventProducer<Int>(), b = EventProducer<Int>()
+    let a = EventProducer<Int>()
+    let b = EventProducer<Int>()
     let log = Recorder<String>()
     let observation = merge([a, b]).observe { value in
       log.add("begin \(value)")
-      if value == 1 { b.next(2); a.next(3) }
+      if value == 1 {
+        b.next(2)
+        a.next(3)
+      }
       log.add("end \(value)")
     }
     a.next(1)
@@ -240,7 +280,8 @@ import Testing
 
   @Test func stateMachineRetainsInnersUntilTheOuterEnds() {
     var machine = MergeStateMachine<Int>(registrations: 1, retainsInners: true)
-    machine.innerReceived(1); machine.innerReceived(2)
+    machine.innerReceived(1)
+    machine.innerReceived(2)
     #expect(machine.retained == [1, 2])
     #expect(machine.registrationFinished() == true)
     #expect(machine.outerEnded() == [1, 2])

@@ -4,42 +4,58 @@ import Bond
 /// Bad indices stop the program with a message naming the call, and send nothing.
 @Suite struct ObservableArrayPreconditionTests {
   @Test func subscriptGetOutOfRange() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { _ = ObservableArray([1])[1] }
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      _ = ObservableArray([1])[1]
+    }
     expectMessage(result, "ObservableArray[_:]: index 1 is out of range 0..<1")
   }
 
   @Test func subscriptSetOutOfRange() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { ObservableArray([1])[-1] = 0 }
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      ObservableArray([1])[-1] = 0
+    }
     expectMessage(result, "ObservableArray[_:]: index -1 is out of range 0..<1")
   }
 
   @Test func insertOutOfRange() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { ObservableArray([1]).insert(0, at: 2) }
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      ObservableArray([1]).insert(0, at: 2)
+    }
     expectMessage(result, "ObservableArray.insert(_:at:): index 2 is out of range 0...1")
   }
 
   @Test func insertContentsOutOfRange() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { ObservableArray([1]).insert(contentsOf: [0], at: -1) }
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      ObservableArray([1]).insert(contentsOf: [0], at: -1)
+    }
     expectMessage(result, "ObservableArray.insert(contentsOf:at:): index -1 is out of range 0...1")
   }
 
   @Test func removeAtOutOfRange() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { ObservableArray([1]).remove(at: 1) }
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      ObservableArray([1]).remove(at: 1)
+    }
     expectMessage(result, "ObservableArray.remove(at:): index 1 is out of range 0..<1")
   }
 
   @Test func removeLastOnEmpty() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { ObservableArray<Int>().removeLast() }
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      ObservableArray<Int>().removeLast()
+    }
     expectMessage(result, "ObservableArray.removeLast(): the array is empty")
   }
 
   @Test func removeSubrangeOutOfRange() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { ObservableArray([1, 2]).removeSubrange(1..<3) }
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      ObservableArray([1, 2]).removeSubrange(1..<3)
+    }
     expectMessage(result, "ObservableArray.removeSubrange(_:): range 1..<3 is out of range 0..<2")
   }
 
   @Test func replaceSubrangeOutOfRange() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { ObservableArray([1, 2]).replaceSubrange(2..<3, with: [0]) }
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      ObservableArray([1, 2]).replaceSubrange(2..<3, with: [0])
+    }
     expectMessage(result, "ObservableArray.replaceSubrange(_:with:): range 2..<3 is out of range 0..<2")
   }
 

@@ -8,7 +8,10 @@ import Testing
     for seed in propertySeeds(count: 300) {
       var random = SeededRandom(seed: seed)
       var value = 0
-      let initial = (0..<Int.random(in: 0...6, using: &random)).map { _ in value += 1; return value }
+      let initial = (0..<Int.random(in: 0...6, using: &random)).map { _ in
+        value += 1
+        return value
+      }
       let array = ObservableArray(initial)
       let log = ArrayEventLog<Int>()
       var previous: [Int] = []
@@ -33,17 +36,22 @@ import Testing
 
   @Test func changesetOfRandomBatchesOnPlainArrays() {
     // Operations built directly (not through ObservableArray), deeper nesting.
-    func randomOperation(_ count: inout Int, _ random: inout SeededRandom, depth: Int) -> ObservableArrayOperation<Int> {
+    func randomOperation(_ count: inout Int, _ random: inout SeededRandom, depth: Int) -> ObservableArrayOperation<Int>
+    {
       switch Int.random(in: 0..<(depth > 0 ? 6 : 5), using: &random) {
       case 0:
-        let elements = (0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: 100..<200, using: &random) }
+        let elements = (0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: 100..<200, using: &random)
+        }
         let index = Int.random(in: 0...count, using: &random)
         count += elements.count
         return .insert(elements: elements, fromIndex: index)
       case 1:
         let lower = Int.random(in: 0...count, using: &random)
         let upper = Int.random(in: lower...count, using: &random)
-        return .update(elements: (lower..<upper).map { _ in Int.random(in: 200..<300, using: &random) }, fromIndex: lower)
+        return .update(
+          elements: (lower..<upper).map { _ in Int.random(in: 200..<300, using: &random) },
+          fromIndex: lower
+        )
       case 2, 3:
         let lower = Int.random(in: 0...count, using: &random)
         let upper = Int.random(in: lower...count, using: &random)
@@ -54,7 +62,9 @@ import Testing
         count = Int.random(in: 0...5, using: &random)
         return .reset(array: (0..<count).map { _ in Int.random(in: 300..<400, using: &random) })
       default:
-        return .batch((0..<Int.random(in: 0...5, using: &random)).map { _ in randomOperation(&count, &random, depth: depth - 1) })
+        return .batch(
+          (0..<Int.random(in: 0...5, using: &random)).map { _ in randomOperation(&count, &random, depth: depth - 1) }
+        )
       }
     }
     for seed in propertySeeds(count: 2_000) {
@@ -71,14 +81,22 @@ import Testing
   }
 
   @Test func changesetExamples() {
-    #expect(ObservableArrayOperation<Int>.insert(elements: [1, 2], fromIndex: 1).changeset(oldCount: 3)
-      == ObservableArrayChangeset(insertions: [1, 2]))
-    #expect(ObservableArrayOperation<Int>.remove(range: 1..<3).changeset(oldCount: 3)
-      == ObservableArrayChangeset(deletions: [2, 1]))
-    #expect(ObservableArrayOperation<Int>.update(elements: [7], fromIndex: 2).changeset(oldCount: 3)
-      == ObservableArrayChangeset(updates: [2]))
-    #expect(ObservableArrayOperation<Int>.reset(array: [1]).changeset(oldCount: 2)
-      == ObservableArrayChangeset(deletions: [1, 0], insertions: [0]))
+    #expect(
+      ObservableArrayOperation<Int>.insert(elements: [1, 2], fromIndex: 1).changeset(oldCount: 3)
+        == ObservableArrayChangeset(insertions: [1, 2])
+    )
+    #expect(
+      ObservableArrayOperation<Int>.remove(range: 1..<3).changeset(oldCount: 3)
+        == ObservableArrayChangeset(deletions: [2, 1])
+    )
+    #expect(
+      ObservableArrayOperation<Int>.update(elements: [7], fromIndex: 2).changeset(oldCount: 3)
+        == ObservableArrayChangeset(updates: [2])
+    )
+    #expect(
+      ObservableArrayOperation<Int>.reset(array: [1]).changeset(oldCount: 2)
+        == ObservableArrayChangeset(deletions: [1, 0], insertions: [0])
+    )
     // Insert at 0, then update the old element 0 (now at 1), then remove the inserted one.
     let batch = ObservableArrayOperation<Int>.batch([
       .insert(elements: [9], fromIndex: 0), .update(elements: [8], fromIndex: 1), .remove(range: 0..<1),
@@ -115,7 +133,9 @@ import Testing
         log.receive(event)
         if case .reset = event.operation { resets += 1 }
         if event.operation.isEmpty { emptyEvents += 1 }
-        if log.mirror != array.array.filter(isIncluded) { Issue.record("seed \(seed): mirror diverged at \(event.operation)") }
+        if log.mirror != array.array.filter(isIncluded) {
+          Issue.record("seed \(seed): mirror diverged at \(event.operation)")
+        }
       }
       var sourceResets = 1
       let counter = array.observe { if case .reset = $0.operation { sourceResets += 1 } }
@@ -131,7 +151,8 @@ import Testing
       #expect(log.mirror == array.array.filter(isIncluded), "seed \(seed)")
       #expect(log.sequenceMismatches == 0, "seed \(seed)")
       #expect(emptyEvents == 0, "seed \(seed): an event that changes nothing was sent")
-      observation.dispose(); counter.dispose()
+      observation.dispose()
+      counter.dispose()
     }
   }
 
@@ -139,18 +160,22 @@ import Testing
     let array = ObservableArray([1, 2, 3, 4])  // odd ones pass: [1, 3]
     let log = ArrayEventLog<Int>()
     let observation = array.filterElements { $0 % 2 == 1 }.observe { log.receive($0) }
-    array[1] = 5                                // 2 -> 5 enters: insert at 1
-    array[0] = 7                                // 1 -> 7 stays: update at 0
-    array[2] = 6                                // 3 -> 6 leaves: remove at 2
+    array[1] = 5  // 2 -> 5 enters: insert at 1
+    array[0] = 7  // 1 -> 7 stays: update at 0
+    array[2] = 6  // 3 -> 6 leaves: remove at 2
     array.replaceSubrange(0..<4, with: [8, 9, 11, 13])  // [7,5] -> [9,11,13]
-    array.append(2)                             // filtered out: nothing sent
-    #expect(log.operations == [
-      .reset(array: [1, 3]),
-      .insert(elements: [5], fromIndex: 1),
-      .update(elements: [7], fromIndex: 0),
-      .remove(range: 2..<3),
-      .batch([.remove(range: 0..<1), .update(elements: [9], fromIndex: 0), .insert(elements: [11, 13], fromIndex: 1)]),
-    ])
+    array.append(2)  // filtered out: nothing sent
+    #expect(
+      log.operations == [
+        .reset(array: [1, 3]),
+        .insert(elements: [5], fromIndex: 1),
+        .update(elements: [7], fromIndex: 0),
+        .remove(range: 2..<3),
+        .batch([
+          .remove(range: 0..<1), .update(elements: [9], fromIndex: 0), .insert(elements: [11, 13], fromIndex: 1),
+        ]),
+      ]
+    )
     #expect(log.mirror == [9, 11, 13])
     observation.dispose()
   }
@@ -170,14 +195,17 @@ import Testing
     let array = ObservableArray(Array(0..<1_000))
     let calls = Recorder<Int>()
     var sequences: [ObservableArrayEvent<Int>] = []
-    let observation = array.mapElements { value -> Int in calls.add(value); return value * 2 }.observe { sequences.append($0) }
+    let observation = array.mapElements { value -> Int in
+      calls.add(value)
+      return value * 2
+    }.observe { sequences.append($0) }
     #expect(calls.items.count == 1_000)  // the replay is a reset: its array is mapped
     array.append(1_000)
     #expect(calls.items.count == 1_001)  // only the inserted element, not the whole array
     #expect(sequences.last?.operation == .insert(elements: [2_000], fromIndex: 1_000))
     #expect(sequences.last?.sequence.count == 1_001)  // materialized on access
     #expect(calls.items.count == 2_002)
-    _ = sequences.last?.sequence                       // and kept
+    _ = sequences.last?.sequence  // and kept
     #expect(calls.items.count == 2_002)
     observation.dispose()
   }
@@ -185,12 +213,23 @@ import Testing
   @Test func elementViewsForwardRegistered() {
     let array = ObservableArray([1, 2])
     let log = Recorder<String>()
-    let mapped = array.mapElements { $0 * 10 }.observe({ log.add("map \($0.sequence)") }, registered: { log.add("map registered") })
-    let filtered = array.filterElements { $0 > 1 }.observe({ log.add("filter \($0.sequence)") }, registered: { log.add("filter registered") })
+    let mapped = array.mapElements { $0 * 10 }.observe(
+      { log.add("map \($0.sequence)") },
+      registered: { log.add("map registered") }
+    )
+    let filtered = array.filterElements { $0 > 1 }.observe(
+      { log.add("filter \($0.sequence)") },
+      registered: { log.add("filter registered") }
+    )
     array.append(3)
-    #expect(log.items == ["map [10, 20]", "map registered", "filter [2]", "filter registered", "map [10, 20, 30]", "filter [2, 3]"])
+    #expect(
+      log.items == [
+        "map [10, 20]", "map registered", "filter [2]", "filter registered", "map [10, 20, 30]", "filter [2, 3]",
+      ]
+    )
     #expect(array.mapElements { $0 }.replayLength == 1 && array.filterElements { _ in true }.replayLength == 1)
-    mapped.dispose(); filtered.dispose()
+    mapped.dispose()
+    filtered.dispose()
     #expect(array.observerCount == 0)
   }
 }

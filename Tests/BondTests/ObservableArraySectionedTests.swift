@@ -5,15 +5,21 @@ import Testing
   /// Applies a sectioned changeset to `old`, taking new values from `new`; `nil` when it is invalid.
   func apply(_ changeset: ObservableArraySectionedChangeset, to old: [[Int]], newValues new: [[Int]]) -> [[Int]]? {
     if !changeset.sections.isEmpty {
-      guard changeset.rowDeletions.isEmpty, changeset.rowInsertions.isEmpty, changeset.rowUpdates.isEmpty else { return nil }
+      guard changeset.rowDeletions.isEmpty, changeset.rowInsertions.isEmpty, changeset.rowUpdates.isEmpty else {
+        return nil
+      }
       return applyChangeset(changeset.sections, to: old, newValues: new)
     }
     let paths = changeset.rowDeletions + changeset.rowInsertions + changeset.rowUpdates
     guard let section = paths.first?.section else { return old == new ? old : nil }
-    guard paths.allSatisfy({ $0.section == section }), old.indices.contains(section), old.count == new.count else { return nil }
+    guard paths.allSatisfy({ $0.section == section }), old.indices.contains(section), old.count == new.count else {
+      return nil
+    }
     let rows = ObservableArrayChangeset(
-      deletions: changeset.rowDeletions.map(\.row), insertions: changeset.rowInsertions.map(\.row),
-      updates: changeset.rowUpdates.map(\.row))
+      deletions: changeset.rowDeletions.map(\.row),
+      insertions: changeset.rowInsertions.map(\.row),
+      updates: changeset.rowUpdates.map(\.row)
+    )
     guard let applied = applyChangeset(rows, to: old[section], newValues: new[section]) else { return nil }
     var result = old
     result[section] = applied
@@ -32,14 +38,20 @@ import Testing
     }
     #expect(log.items == [ObservableArraySectionedChangeset(sections: ObservableArrayChangeset(insertions: [0, 1]))])
     firstOfficers.append("Worf")
-    #expect(log.items.last == ObservableArraySectionedChangeset(rowInsertions: [ObservableArrayIndexPath(section: 1, row: 3)]))
+    #expect(
+      log.items.last == ObservableArraySectionedChangeset(rowInsertions: [ObservableArrayIndexPath(section: 1, row: 3)])
+    )
     captains.remove(at: 0)
-    #expect(log.items.last == ObservableArraySectionedChangeset(rowDeletions: [ObservableArrayIndexPath(section: 0, row: 0)]))
+    #expect(
+      log.items.last == ObservableArraySectionedChangeset(rowDeletions: [ObservableArrayIndexPath(section: 0, row: 0)])
+    )
     sections.insert(ObservableArray(["Sisko"]), at: 1)
     #expect(log.items.last == ObservableArraySectionedChangeset(sections: ObservableArrayChangeset(insertions: [1])))
     #expect(latest == [["Kirk", "Picard"], ["Sisko"], ["T'Pol", "Spock", "Riker", "Worf"]])
     firstOfficers[0] = "Data"
-    #expect(log.items.last == ObservableArraySectionedChangeset(rowUpdates: [ObservableArrayIndexPath(section: 2, row: 0)]))
+    #expect(
+      log.items.last == ObservableArraySectionedChangeset(rowUpdates: [ObservableArrayIndexPath(section: 2, row: 0)])
+    )
     sections.remove(at: 0)
     captains.append("Janeway")  // no longer a section: nothing sent
     #expect(log.items.count == 6 && latest == [["Sisko"], ["Data", "Spock", "Riker", "Worf"]])
@@ -54,7 +66,9 @@ import Testing
     let lifted = names.lift()
     let observation = lifted.sectionedChanges().observe { log.add($0.changeset) }
     names.append("Spock")
-    #expect(log.items.last == ObservableArraySectionedChangeset(rowInsertions: [ObservableArrayIndexPath(section: 0, row: 1)]))
+    #expect(
+      log.items.last == ObservableArraySectionedChangeset(rowInsertions: [ObservableArrayIndexPath(section: 0, row: 1)])
+    )
     observation.dispose()
     #expect(names.observerCount == 0 && lifted.observerCount == 0)
   }
@@ -64,22 +78,30 @@ import Testing
       var random = SeededRandom(seed: seed)
       var value = 0
       func newSection() -> ObservableArray<Int> {
-        ObservableArray((0..<Int.random(in: 0...3, using: &random)).map { _ in value += 1; return value })
+        ObservableArray(
+          (0..<Int.random(in: 0...3, using: &random)).map { _ in
+            value += 1
+            return value
+          }
+        )
       }
       let outer = ObservableArray((0..<Int.random(in: 0...3, using: &random)).map { _ in newSection() })
       var mirror: [[Int]] = []
       var failures: [String] = []
       var registeredAfter = -1
       var events = 0
-      let observation = outer.sectionedChanges().observe({ event in
-        events += 1
-        if let applied = apply(event.changeset, to: mirror, newValues: event.sections), applied == event.sections {
-          mirror = applied
-        } else {
-          failures.append("\(mirror) -> \(event.sections) with \(event.changeset)")
-          mirror = event.sections
-        }
-      }, registered: { registeredAfter = events })
+      let observation = outer.sectionedChanges().observe(
+        { event in
+          events += 1
+          if let applied = apply(event.changeset, to: mirror, newValues: event.sections), applied == event.sections {
+            mirror = applied
+          } else {
+            failures.append("\(mirror) -> \(event.sections) with \(event.changeset)")
+            mirror = event.sections
+          }
+        },
+        registered: { registeredAfter = events }
+      )
       #expect(registeredAfter == 1, "seed \(seed)")
       for _ in 0..<30 {
         switch Int.random(in: 0..<10, using: &random) {

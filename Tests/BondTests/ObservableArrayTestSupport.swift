@@ -10,16 +10,29 @@ final class ArrayEventLog<Element: Equatable>: @unchecked Sendable {
 
   /// Applies the event's operation to the mirror; counts an event whose `sequence` differs from it.
   func receive(_ event: ObservableArrayEvent<Element>) {
-    lock.lock(); defer { lock.unlock() }
+    lock.lock()
+    defer { lock.unlock() }
     storedOperations.append(event.operation)
     event.operation.apply(to: &storedMirror)
     if event.sequence != storedMirror { storedMismatches += 1 }
   }
 
-  var operations: [ObservableArrayOperation<Element>] { lock.lock(); defer { lock.unlock() }; return storedOperations }
-  var mirror: [Element] { lock.lock(); defer { lock.unlock() }; return storedMirror }
+  var operations: [ObservableArrayOperation<Element>] {
+    lock.lock()
+    defer { lock.unlock() }
+    return storedOperations
+  }
+  var mirror: [Element] {
+    lock.lock()
+    defer { lock.unlock() }
+    return storedMirror
+  }
   /// Events whose `sequence` was not the mirror rebuilt from the operations.
-  var sequenceMismatches: Int { lock.lock(); defer { lock.unlock() }; return storedMismatches }
+  var sequenceMismatches: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return storedMismatches
+  }
   var last: ObservableArrayOperation<Element>? { operations.last }
 }
 
@@ -46,14 +59,21 @@ func propertySeeds(count: Int) -> [UInt64] {
 /// Applies one random mutation to `array` (any public mutating call; batches nest up to `depth`).
 func randomMutation(_ array: ObservableArray<Int>, _ random: inout SeededRandom, depth: Int, next value: inout Int) {
   func fresh(_ count: Int) -> [Int] {
-    (0..<count).map { _ in value += 1; return value }
+    (0..<count).map { _ in
+      value += 1
+      return value
+    }
   }
   let count = array.count
   switch Int.random(in: 0..<15, using: &random) {
   case 0: array.append(fresh(1)[0])
   case 1: array.append(contentsOf: fresh(Int.random(in: 0...3, using: &random)))
   case 2: array.insert(fresh(1)[0], at: Int.random(in: 0...count, using: &random))
-  case 3: array.insert(contentsOf: fresh(Int.random(in: 0...3, using: &random)), at: Int.random(in: 0...count, using: &random))
+  case 3:
+    array.insert(
+      contentsOf: fresh(Int.random(in: 0...3, using: &random)),
+      at: Int.random(in: 0...count, using: &random)
+    )
   case 4 where count > 0: array.remove(at: Int.random(in: 0..<count, using: &random))
   case 5 where count > 0: array.removeLast()
   case 6:
@@ -73,7 +93,8 @@ func randomMutation(_ array: ObservableArray<Int>, _ random: inout SeededRandom,
       target.insert(fresh(1)[0], at: Int.random(in: 0...target.count, using: &random))
     }
     array.replace(with: target, performDiff: Int.random(in: 0..<5, using: &random) != 0)
-  case 12, 13 where depth > 0:
+  case 12,
+    13 where depth > 0:
     let steps = Int.random(in: 0...5, using: &random)
     var inner = random
     var innerValue = value
@@ -90,14 +111,18 @@ func randomMutation(_ array: ObservableArray<Int>, _ random: inout SeededRandom,
 /// Applies `changeset` to `old`, taking inserted and updated values from `new`; `nil` when the
 /// changeset breaks its own rules (order, ranges, an index both deleted and updated).
 func applyChangeset<T>(_ changeset: ObservableArrayChangeset, to old: [T], newValues new: [T]) -> [T]? {
-  let deletions = changeset.deletions, insertions = changeset.insertions, updates = changeset.updates
+  let deletions = changeset.deletions
+  let insertions = changeset.insertions
+  let updates = changeset.updates
   guard zip(deletions, deletions.dropFirst()).allSatisfy({ $0 > $1 }),
-        zip(insertions, insertions.dropFirst()).allSatisfy({ $0 < $1 }),
-        zip(updates, updates.dropFirst()).allSatisfy({ $0 < $1 }),
-        deletions.allSatisfy({ old.indices.contains($0) }),
-        updates.allSatisfy({ old.indices.contains($0) }),
-        Set(deletions).isDisjoint(with: updates) else { return nil }
-  let deleted = Set(deletions), updated = Set(updates)
+    zip(insertions, insertions.dropFirst()).allSatisfy({ $0 < $1 }),
+    zip(updates, updates.dropFirst()).allSatisfy({ $0 < $1 }),
+    deletions.allSatisfy({ old.indices.contains($0) }),
+    updates.allSatisfy({ old.indices.contains($0) }),
+    Set(deletions).isDisjoint(with: updates)
+  else { return nil }
+  let deleted = Set(deletions)
+  let updated = Set(updates)
   let kept = old.indices.filter { !deleted.contains($0) }
   let newCount = kept.count + insertions.count
   guard insertions.allSatisfy({ $0 >= 0 && $0 < newCount }), newCount == new.count else { return nil }

@@ -5,8 +5,11 @@ import Testing
   /// Runs `mutation` on an observed array holding `initial`; checks the single event it sends,
   /// the resulting array, and the mirror rebuilt from the events only.
   func check(
-    _ initial: [String], _ expected: [String], _ operation: ObservableArrayOperation<String>,
-    sourceLocation: SourceLocation = #_sourceLocation, _ mutation: (ObservableArray<String>) -> Void
+    _ initial: [String],
+    _ expected: [String],
+    _ operation: ObservableArrayOperation<String>,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ mutation: (ObservableArray<String>) -> Void
   ) {
     let array = ObservableArray(initial)
     let log = ArrayEventLog<String>()
@@ -52,7 +55,9 @@ import Testing
     check(["a"], ["a", "b"], .insert(elements: ["b"], fromIndex: 1)) { $0.append("b") }
     check(["a"], ["a", "b", "c"], .insert(elements: ["b", "c"], fromIndex: 1)) { $0.append(contentsOf: ["b", "c"]) }
     check(["a", "c"], ["a", "b", "c"], .insert(elements: ["b"], fromIndex: 1)) { $0.insert("b", at: 1) }
-    check(["a"], ["x", "y", "a"], .insert(elements: ["x", "y"], fromIndex: 0)) { $0.insert(contentsOf: ["x", "y"], at: 0) }
+    check(["a"], ["x", "y", "a"], .insert(elements: ["x", "y"], fromIndex: 0)) {
+      $0.insert(contentsOf: ["x", "y"], at: 0)
+    }
     check(["a", "b", "c"], ["a", "c"], .remove(range: 1..<2)) { #expect($0.remove(at: 1) == "b") }
     check(["a", "b"], ["a"], .remove(range: 1..<2)) { #expect($0.removeLast() == "b") }
     check(["a", "b", "c", "d"], ["a", "d"], .remove(range: 1..<3)) { $0.removeSubrange(1..<3) }
@@ -62,16 +67,26 @@ import Testing
   }
 
   @Test func replaceSubrangeSendsOneEvent() {
-    check(["a", "b", "c"], ["a", "x", "c"], .update(elements: ["x"], fromIndex: 1)) { $0.replaceSubrange(1..<2, with: ["x"]) }
-    check(["a", "b", "c"], ["a", "x", "y", "z", "c"],
-          .batch([.update(elements: ["x"], fromIndex: 1), .insert(elements: ["y", "z"], fromIndex: 2)])) {
+    check(["a", "b", "c"], ["a", "x", "c"], .update(elements: ["x"], fromIndex: 1)) {
+      $0.replaceSubrange(1..<2, with: ["x"])
+    }
+    check(
+      ["a", "b", "c"],
+      ["a", "x", "y", "z", "c"],
+      .batch([.update(elements: ["x"], fromIndex: 1), .insert(elements: ["y", "z"], fromIndex: 2)])
+    ) {
       $0.replaceSubrange(1..<2, with: ["x", "y", "z"])
     }
-    check(["a", "b", "c", "d"], ["a", "x", "d"],
-          .batch([.update(elements: ["x"], fromIndex: 1), .remove(range: 2..<3)])) {
+    check(
+      ["a", "b", "c", "d"],
+      ["a", "x", "d"],
+      .batch([.update(elements: ["x"], fromIndex: 1), .remove(range: 2..<3)])
+    ) {
       $0.replaceSubrange(1..<3, with: ["x"])
     }
-    check(["a", "b"], ["a", "x", "b"], .insert(elements: ["x"], fromIndex: 1)) { $0.replaceSubrange(1..<1, with: ["x"]) }
+    check(["a", "b"], ["a", "x", "b"], .insert(elements: ["x"], fromIndex: 1)) {
+      $0.replaceSubrange(1..<1, with: ["x"])
+    }
     check(["a", "b", "c"], ["a"], .remove(range: 1..<3)) { $0.replaceSubrange(1..<3, with: []) }
   }
 
@@ -82,8 +97,11 @@ import Testing
   }
 
   @Test func batchUpdatesSendOneBatchEvent() {
-    check(["Jim", "Spock"], ["Spock", "Bones"],
-          .batch([.insert(elements: ["Bones"], fromIndex: 2), .remove(range: 0..<1)])) { array in
+    check(
+      ["Jim", "Spock"],
+      ["Spock", "Bones"],
+      .batch([.insert(elements: ["Bones"], fromIndex: 2), .remove(range: 0..<1)])
+    ) { array in
       array.performBatchUpdates { array in
         array.append("Bones")
         #expect(array.count == 3)  // the batch's own thread sees its changes at once
@@ -93,9 +111,14 @@ import Testing
   }
 
   @Test func nestedBatchJoinsTheOuterOne() {
-    check(["a"], ["x", "a", "b", "c"],
-          .batch([.insert(elements: ["b"], fromIndex: 1), .insert(elements: ["c"], fromIndex: 2),
-                  .insert(elements: ["x"], fromIndex: 0)])) { array in
+    check(
+      ["a"],
+      ["x", "a", "b", "c"],
+      .batch([
+        .insert(elements: ["b"], fromIndex: 1), .insert(elements: ["c"], fromIndex: 2),
+        .insert(elements: ["x"], fromIndex: 0),
+      ])
+    ) { array in
       array.performBatchUpdates { array in
         array.append("b")
         array.performBatchUpdates { array in
@@ -111,20 +134,31 @@ import Testing
   }
 
   @Test func replaceWithDiffSendsAMinimalBatch() {
-    check(["Jim", "Spock", "Kirk"], ["Jim", "Bones", "Spock", "Kirk"],
-          .batch([.insert(elements: ["Bones"], fromIndex: 1)])) {
+    check(
+      ["Jim", "Spock", "Kirk"],
+      ["Jim", "Bones", "Spock", "Kirk"],
+      .batch([.insert(elements: ["Bones"], fromIndex: 1)])
+    ) {
       $0.replace(with: ["Jim", "Bones", "Spock", "Kirk"], performDiff: true)
     }
-    check(["a", "b", "c", "d", "e"], ["a", "x", "y", "e", "z"],
-          .batch([.remove(range: 1..<4), .insert(elements: ["x", "y"], fromIndex: 1), .insert(elements: ["z"], fromIndex: 4)])) {
+    check(
+      ["a", "b", "c", "d", "e"],
+      ["a", "x", "y", "e", "z"],
+      .batch([
+        .remove(range: 1..<4), .insert(elements: ["x", "y"], fromIndex: 1), .insert(elements: ["z"], fromIndex: 4),
+      ])
+    ) {
       $0.replace(with: ["a", "x", "y", "e", "z"], performDiff: true)
     }
     check(["a"], ["b"], .reset(array: ["b"])) { $0.replace(with: ["b"], performDiff: false) }
   }
 
   @Test func replaceInsideABatchJoinsIt() {
-    check(["a", "b"], ["b", "c"],
-          .batch([.insert(elements: ["c"], fromIndex: 2), .remove(range: 0..<1)])) { array in
+    check(
+      ["a", "b"],
+      ["b", "c"],
+      .batch([.insert(elements: ["c"], fromIndex: 2), .remove(range: 0..<1)])
+    ) { array in
       array.performBatchUpdates { array in
         array.append("c")
         array.replace(with: ["b", "c"], performDiff: true)
@@ -141,7 +175,10 @@ import Testing
       var rebuilt = old
       operation.apply(to: &rebuilt)
       #expect(rebuilt == new, "seed \(seed): \(old) -> \(new) via \(operation)")
-      guard case .batch(let operations) = operation else { Issue.record("seed \(seed): not a batch"); continue }
+      guard case .batch(let operations) = operation else {
+        Issue.record("seed \(seed): not a batch")
+        continue
+      }
       let changed = operations.reduce(0) { total, operation in
         switch operation {
         case .insert(let elements, _): return total + elements.count
@@ -174,19 +211,21 @@ import Testing
       names.insert("Jim", at: 0)
       names.removeLast()
     }
-    #expect(printed.items == [
-      "Array is now: [\"Jim\", \"Spock\"]",
-      "Array was reset to [\"Jim\", \"Spock\"]",
-      "Array is now: [\"Jim\", \"Spock\", \"Scotty\"]",
-      "Inserted [\"Scotty\"] from index 2",
-      "Array is now: [\"Uhura\", \"Spock\", \"Scotty\"]",
-      "Updated [\"Uhura\"] from index 0",
-      "Array is now: [\"Spock\", \"Scotty\"]",
-      "Removed elements in range 0..<1",
-      "Array is now: [\"Jim\", \"Spock\"]",
-      "Operations [Bond.ObservableArrayOperation<Swift.String>.insert(elements: [\"Jim\"], fromIndex: 0), "
-        + "Bond.ObservableArrayOperation<Swift.String>.remove(range: Range(2..<3))] were perform on the array",
-    ])
+    #expect(
+      printed.items == [
+        "Array is now: [\"Jim\", \"Spock\"]",
+        "Array was reset to [\"Jim\", \"Spock\"]",
+        "Array is now: [\"Jim\", \"Spock\", \"Scotty\"]",
+        "Inserted [\"Scotty\"] from index 2",
+        "Array is now: [\"Uhura\", \"Spock\", \"Scotty\"]",
+        "Updated [\"Uhura\"] from index 0",
+        "Array is now: [\"Spock\", \"Scotty\"]",
+        "Removed elements in range 0..<1",
+        "Array is now: [\"Jim\", \"Spock\"]",
+        "Operations [Bond.ObservableArrayOperation<Swift.String>.insert(elements: [\"Jim\"], fromIndex: 0), "
+          + "Bond.ObservableArrayOperation<Swift.String>.remove(range: Range(2..<3))] were perform on the array",
+      ]
+    )
     observation.dispose()
   }
 
@@ -211,22 +250,31 @@ import Testing
       names.removeLast()
     }
     #expect(names.array == ["Jim", "Spock"] && names.count == 2 && names.first == "Jim")
-    #expect(log.items == ["reset [\"Jim\", \"Spock\"]", "insert [\"Scotty\"] 2", "update [\"Uhura\"] 0",
-                          "remove 0..<1", "batch 2"])
-    names.append(contentsOf: ["Kirk"]); names.insert(contentsOf: ["Sulu"], at: 0)
-    names.replaceSubrange(0..<1, with: ["Chekov"]); names.removeSubrange(0..<1)
+    #expect(
+      log.items == [
+        "reset [\"Jim\", \"Spock\"]", "insert [\"Scotty\"] 2", "update [\"Uhura\"] 0",
+        "remove 0..<1", "batch 2",
+      ]
+    )
+    names.append(contentsOf: ["Kirk"])
+    names.insert(contentsOf: ["Sulu"], at: 0)
+    names.replaceSubrange(0..<1, with: ["Chekov"])
+    names.removeSubrange(0..<1)
     #expect(names.array == ["Jim", "Spock", "Kirk"])
     names.replace(with: ["Jim", "Bones", "Spock", "Kirk"], performDiff: true)
     #expect(names.array == ["Jim", "Bones", "Spock", "Kirk"] && log.items.last == "batch 1")
     let sections = names.lift()
     #expect(sections.count == 1 && sections[0].array == names.array)
-    let upper = Recorder<[String]>(), short = Recorder<[String]>()
+    let upper = Recorder<[String]>()
+    let short = Recorder<[String]>()
     let mapped = names.mapElements { $0.uppercased() }.observe { upper.add(Array($0.sequence)) }
     let filtered = names.filterElements { $0.count <= 4 }.observe { short.add(Array($0.sequence)) }
     names.removeAll()
     #expect(upper.items.first == ["JIM", "BONES", "SPOCK", "KIRK"] && upper.items.last == [])
     #expect(short.items.first == ["Jim", "Kirk"] && short.items.last == [])
-    main.dispose(); mapped.dispose(); filtered.dispose()
+    main.dispose()
+    mapped.dispose()
+    filtered.dispose()
     #expect(names.observerCount == 0)
   }
 
@@ -236,17 +284,22 @@ import Testing
     var depth = 0
     var maxDepth = 0
     let first = array.observe { event in
-      depth += 1; maxDepth = max(maxDepth, depth)
+      depth += 1
+      maxDepth = max(maxDepth, depth)
       log.add("a \(event.sequence)")
       if case .insert(let elements, _) = event.operation, elements == [1] { array.append(2) }
       depth -= 1
     }
     let mirror = ArrayEventLog<Int>()
-    let second = array.observe { log.add("b \($0.sequence)"); mirror.receive($0) }
+    let second = array.observe {
+      log.add("b \($0.sequence)")
+      mirror.receive($0)
+    }
     array.append(1)
     #expect(log.items == ["a []", "b []", "a [1]", "b [1]", "a [1, 2]", "b [1, 2]"])
     #expect(maxDepth == 1 && mirror.mirror == [1, 2] && array.array == [1, 2])
-    first.dispose(); second.dispose()
+    first.dispose()
+    second.dispose()
   }
 
   @Test func observeFromInsideAnObserverGetsAConsistentReplay() {
@@ -263,7 +316,8 @@ import Testing
     array.append(1)
     #expect(late.operations == [.reset(array: [0, 1, 2]), .insert(elements: [3], fromIndex: 3)])
     #expect(late.mirror == array.array && late.sequenceMismatches == 0)
-    first.dispose(); lateObservation?.dispose()
+    first.dispose()
+    lateObservation?.dispose()
   }
 
   @Test func disposeFromInsideTheObserverStopsDelivery() {
@@ -274,7 +328,8 @@ import Testing
       log.add(event.sequence.count)
       if event.sequence.count == 1 { observation?.dispose() }
     }
-    array.append(1); array.append(2)
+    array.append(1)
+    array.append(2)
     #expect(log.items == [0, 1] && array.observerCount == 0)
   }
 
@@ -325,7 +380,9 @@ import Testing
   }
 
   @Test func operationCountAndIsEmpty() {
-    let operation = ObservableArrayOperation<Int>.batch([.insert(elements: [1, 2], fromIndex: 0), .remove(range: 0..<1)])
+    let operation = ObservableArrayOperation<Int>.batch([
+      .insert(elements: [1, 2], fromIndex: 0), .remove(range: 0..<1),
+    ])
     #expect(operation.count(after: 3) == 4)
     #expect(!operation.isEmpty && ObservableArrayOperation<Int>.batch([.remove(range: 1..<1)]).isEmpty)
   }

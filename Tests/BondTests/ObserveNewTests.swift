@@ -4,7 +4,8 @@ import Testing
 @Suite struct ObserveNewTests {
   @Test func skipsTheReplay() {
     let producer = EventProducer<Int>(replayLength: 2)
-    producer.next(1); producer.next(2)
+    producer.next(1)
+    producer.next(2)
     let seen = Recorder<Int>()
     let observation = producer.observeNew { seen.add($0) }
     producer.next(3)
@@ -15,9 +16,12 @@ import Testing
 
   @Test func skipsWhatAChainDerivesFromItsReplay() {
     let producer = EventProducer<Int>(replayLength: 3)
-    producer.next(1); producer.next(2); producer.next(3)
+    producer.next(1)
+    producer.next(2)
+    producer.next(3)
     let seen = Recorder<String>()
-    let observation = producer
+    let observation =
+      producer
       .map { $0 * 2 }
       .filter { $0 > 2 }
       .skip(1)

@@ -7,12 +7,15 @@ import Testing
     let numbers = EventProducer<Int>()
     let text = Recorder<String>()
     let chain = numbers.map { $0 * 2 }.filter { $0 > 2 }.map { "\($0)" }.observe { text.add($0) }
-    numbers.next(1); numbers.next(2); numbers.next(3)
+    numbers.next(1)
+    numbers.next(2)
+    numbers.next(3)
     #expect(text.items == ["4", "6"], "map filter map")
     chain.dispose()
     let shaped = Recorder<Int>()
     numbers.rewrite(7).skip(1).startWith(0).observe { shaped.add($0) }
-    numbers.next(1); numbers.next(2)
+    numbers.next(1)
+    numbers.next(2)
     #expect(shaped.items == [0, 7], "rewrite skip startWith")
     let optionals = EventProducer<Int?>()
     let sums = Recorder<Int>()
@@ -21,8 +24,12 @@ import Testing
     #expect(sums.items == [1, 3, 6], "ignoreNil distinct reduce")
     let calls = Recorder<Int>()
     let source = EventProducer<Int>()
-    let shared = source.map { value -> Int in calls.add(value); return value }.share(replayLength: 1)
-    shared.observe { _ in }; shared.observe { _ in }
+    let shared = source.map { value -> Int in
+      calls.add(value)
+      return value
+    }.share(replayLength: 1)
+    shared.observe { _ in }
+    shared.observe { _ in }
     source.next(1)
     #expect(calls.items == [1], "share observes its upstream once")
   }
@@ -44,7 +51,8 @@ import Testing
     let b = producer.filter { _ in true }.observe { log.add("b\($0)") }
     producer.next(1)
     #expect(log.items == ["a10", "b1", "a20", "b2"])
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
     #expect(producer.observerCount == 0)
   }
 
@@ -56,7 +64,9 @@ import Testing
       seen.add(value)
       serial.dispose()
     }
-    producer.next(1); producer.next(2); producer.next(3)
+    producer.next(1)
+    producer.next(2)
+    producer.next(3)
     #expect(seen.items == [2])
     #expect(producer.observerCount == 0)
   }
@@ -69,7 +79,10 @@ import Testing
       weakProducer = producer
       let tracked = Tracked()
       weakCapture = tracked
-      let chain = producer.map { $0 }.filter { _ in _ = tracked; return true }.skip(1)
+      let chain = producer.map { $0 }.filter { _ in
+        _ = tracked
+        return true
+      }.skip(1)
       _ = chain.observe { _ in }
       #expect(weakProducer != nil)
     }

@@ -1,5 +1,6 @@
-// The README examples story: the code of every block of Documentation/ReadmeExamples.md, compiled
-// and run; `print` is captured so the `// prints:` comments are checked. Keep both files in sync.
+// The README examples story: the code of every block of Sources/Bond/Bond.docc/ReadmeExamples.md,
+// compiled and run; `print` is captured so the `// prints:` comments are checked. Keep both files in
+// sync.
 import Foundation
 import Testing
 import Bond
@@ -11,8 +12,19 @@ private final class Console: @unchecked Sendable {
   // @unchecked: `lines` is only touched under `lock`.
   private let lock = NSLock()
   private var lines: [String] = []
-  func add(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
-  func take() -> [String] { lock.lock(); defer { lines = []; lock.unlock() }; return lines }
+  func add(_ line: String) {
+    lock.lock()
+    lines.append(line)
+    lock.unlock()
+  }
+  func take() -> [String] {
+    lock.lock()
+    defer {
+      lines = []
+      lock.unlock()
+    }
+    return lines
+  }
 }
 
 private func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
@@ -37,7 +49,8 @@ private final class ViewModel {
   /// What can it do?
   @Test func whatCanItDo() {
     _ = console.take()
-    let textField = TextField(text: "Jim"), label = Label()
+    let textField = TextField(text: "Jim")
+    let label = Label()
 
     textField.text
       .observe { text in
@@ -49,8 +62,8 @@ private final class ViewModel {
       .map { "Hi " + $0 }
       .bindTo(label, \.text)
 
-    textField.text.value = "Spock"   // prints: Spock
-    print(label.text)                // prints: Hi Spock
+    textField.text.value = "Spock"  // prints: Spock
+    print(label.text)  // prints: Hi Spock
     #expect(console.take() == ["Jim", "Spock", "Hi Spock"])
   }
 
@@ -65,36 +78,38 @@ private final class ViewModel {
         print("Button tapped.")
       }
 
-    button.controlEvent.next(.touchDown)       // prints nothing
-    button.controlEvent.next(.touchUpInside)   // prints: Button tapped.
+    button.controlEvent.next(.touchDown)  // prints nothing
+    button.controlEvent.next(.touchUpInside)  // prints: Button tapped.
     #expect(console.take() == ["Button tapped."])
   }
 
   /// Binding a model to a view
   @Test func modelToView() {
     _ = console.take()
-    let viewModel = ViewModel(), followersLabel = Label()
+    let viewModel = ViewModel()
+    let followersLabel = Label()
 
     viewModel.numberOfFollowers
       .map { "\($0)" }
       .bindTo(followersLabel, \.text)
 
     viewModel.numberOfFollowers.value = 42
-    print(followersLabel.text)   // prints: 42
+    print(followersLabel.text)  // prints: 42
     #expect(console.take() == ["42"])
   }
 
   /// Two-way bindings
   @Test func twoWayBinding() {
     _ = console.take()
-    let viewModel = ViewModel(), usernameTextField = TextField()
+    let viewModel = ViewModel()
+    let usernameTextField = TextField()
     viewModel.username.value = "kirk"
 
     viewModel.username.bidirectionalBindTo(usernameTextField.text)
-    print(usernameTextField.text.value)   // prints: kirk (the view model's value goes first)
+    print(usernameTextField.text.value)  // prints: kirk (the view model's value goes first)
 
-    usernameTextField.text.value = "spock"   // the user types
-    print(viewModel.username.value)          // prints: spock
+    usernameTextField.text.value = "spock"  // the user types
+    print(viewModel.username.value)  // prints: spock
     #expect(console.take() == ["kirk", "spock"])
   }
 
@@ -103,15 +118,15 @@ private final class ViewModel {
     _ = console.take()
     let captain = Observable("Jim")
     captain.next("Spock")
-    print(captain.value)   // prints: Spock
+    print(captain.value)  // prints: Spock
 
     captain.observe { name in
       print("Now the captain is \(name).")
     }
     // prints: Now the captain is Spock.
 
-    captain.next("Scotty")    // prints: Now the captain is Scotty.
-    captain.value = "Uhura"   // prints: Now the captain is Uhura.
+    captain.next("Scotty")  // prints: Now the captain is Scotty.
+    captain.value = "Uhura"  // prints: Now the captain is Uhura.
 
     captain.observeNew { name in
       print("New captain: \(name).")
@@ -119,7 +134,12 @@ private final class ViewModel {
     captain.value = "Sulu"
     // prints: Now the captain is Sulu.
     // prints: New captain: Sulu.
-    #expect(console.take() == ["Spock", "Now the captain is Spock.", "Now the captain is Scotty.", "Now the captain is Uhura.", "Now the captain is Sulu.", "New captain: Sulu."])
+    #expect(
+      console.take() == [
+        "Spock", "Now the captain is Spock.", "Now the captain is Scotty.", "Now the captain is Uhura.",
+        "Now the captain is Sulu.", "New captain: Sulu.",
+      ]
+    )
   }
 
   /// The event producer
@@ -150,7 +170,10 @@ private final class ViewModel {
       .distinct()
       .observe { print($0) }
 
-    numbers.next(-1); numbers.next(1); numbers.next(1); numbers.next(2)
+    numbers.next(-1)
+    numbers.next(1)
+    numbers.next(1)
+    numbers.next(2)
     // prints: 2
     // prints: 4
     #expect(console.take() == ["2", "4"])
@@ -166,12 +189,12 @@ private final class ViewModel {
       nameLabelText.next(name)
     }
     captainName.next("Janeway")
-    print(nameLabelText.value)   // prints: Janeway
+    print(nameLabelText.value)  // prints: Janeway
 
     let otherLabelText = Observable("")
-    captainName.bindTo(otherLabelText)   // the same, in one line
-    captainName ->> otherLabelText       // and as an operator
-    print(otherLabelText.value)          // prints: Janeway
+    captainName.bindTo(otherLabelText)  // the same, in one line
+    captainName ->> otherLabelText  // and as an operator
+    print(otherLabelText.value)  // prints: Janeway
     #expect(console.take() == ["Janeway", "Janeway"])
   }
 
@@ -189,18 +212,18 @@ private final class ViewModel {
           }
           .disposeIn(bag)
 
-        viewModel.name.bindTo(nameLabel, \.text)   // ends by itself once the label is gone
+        viewModel.name.bindTo(nameLabel, \.text)  // ends by itself once the label is gone
       }
     }
 
     let viewModel = ViewModel()
     do {
-      let controller = MyViewController(viewModel: viewModel)   // prints: Jim
-      viewModel.name.value = "Spock"                            // prints: Spock
-      print(controller.nameLabel.text)                          // prints: Spock
+      let controller = MyViewController(viewModel: viewModel)  // prints: Jim
+      viewModel.name.value = "Spock"  // prints: Spock
+      print(controller.nameLabel.text)  // prints: Spock
     }
-    viewModel.name.value = "Scotty"   // prints nothing: the controller's bag disposed the observation
-    print(viewModel.name.observerCount)   // prints: 0 (the label binding ended at that event)
+    viewModel.name.value = "Scotty"  // prints nothing: the controller's bag disposed the observation
+    print(viewModel.name.observerCount)  // prints: 0 (the label binding ended at that event)
     #expect(console.take() == ["Jim", "Spock", "Spock", "0"])
   }
 
@@ -216,22 +239,23 @@ private final class ViewModel {
       }
       .disposeIn(bag)
 
-    NotificationCenter.default.post(name: name, object: nil)   // prints: Got ReadmeNotification
+    NotificationCenter.default.post(name: name, object: nil)  // prints: Got ReadmeNotification
     bag.dispose()
-    NotificationCenter.default.post(name: name, object: nil)   // prints nothing
+    NotificationCenter.default.post(name: name, object: nil)  // prints nothing
     #expect(console.take() == ["Got ReadmeNotification"])
   }
 
   /// Binding only new values
   @Test func skipTheReplay() {
     _ = console.take()
-    let name = Observable("Jim"), nameLabel = Label()
+    let name = Observable("Jim")
+    let nameLabel = Label()
 
     name.skip(name.replayLength).bindTo(nameLabel, \.text)
-    print(nameLabel.text.isEmpty)   // prints: true (the current value was skipped)
+    print(nameLabel.text.isEmpty)  // prints: true (the current value was skipped)
 
     name.value = "Spock"
-    print(nameLabel.text)           // prints: Spock
+    print(nameLabel.text)  // prints: Spock
     #expect(console.take() == ["true", "Spock"])
   }
 }

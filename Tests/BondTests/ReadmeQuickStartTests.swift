@@ -8,7 +8,7 @@ import Bond
     func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
 
     // --- README: Quick start ---
-    let prices = EventProducer<Int>(replayLength: 1)        // hot, thread-safe, replays the last price
+    let prices = EventProducer<Int>(replayLength: 1)  // hot, thread-safe, replays the last price
     let bag = DisposeBag()
 
     prices
@@ -17,13 +17,14 @@ import Bond
       .observe { print("doubled:", $0) }
       .disposeIn(bag)
 
-    prices.next(21)                                           // prints: doubled: 42
+    prices.next(21)  // prints: doubled: 42
 
     let captain = Observable("Jim")
-    captain.observe { print("Now the captain is \($0).") }    // prints: Now the captain is Jim.
-    captain.value = "Spock"                                   // prints: Now the captain is Spock.
+    captain.observe { print("Now the captain is \($0).") }  // prints: Now the captain is Jim.
+    captain.value = "Spock"  // prints: Now the captain is Spock.
 
-    let email = Observable(""), password = Observable("")
+    let email = Observable("")
+    let password = Observable("")
     let canLogIn = Observable(false)
     combineLatest(email, password).map { !$0.isEmpty && !$1.isEmpty }.bindTo(canLogIn)
     // --- end ---

@@ -6,7 +6,9 @@ import Testing
     let producer = EventProducer<Int>()
     let seen = Recorder<Int>()
     let observation = producer.reduce(0) { $0 + $1 }.observe { seen.add($0) }
-    producer.next(1); producer.next(2); producer.next(3)
+    producer.next(1)
+    producer.next(2)
+    producer.next(3)
     #expect(seen.items == [1, 3, 6])
     observation.dispose()
     #expect(producer.observerCount == 0)
@@ -14,7 +16,9 @@ import Testing
 
   @Test func eachObserverStartsFromTheInitialValueAndCountsTheReplay() {
     let producer = EventProducer<Int>(replayLength: 2)
-    producer.next(1); producer.next(2); producer.next(3)
+    producer.next(1)
+    producer.next(2)
+    producer.next(3)
     let sums = producer.reduce(100) { $0 + $1 }
     #expect(sums.replayLength == 2)
     let log = Recorder<String>()
@@ -22,14 +26,16 @@ import Testing
     producer.next(4)
     let b = sums.observe { log.add("b\($0)") }
     #expect(log.items == ["a102", "a105", "a registered", "a109", "b103", "b107"])
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
   }
 
   @Test func changesTheType() {
     let producer = EventProducer<String>()
     let seen = Recorder<[String]>()
     let observation = producer.reduce([]) { $0 + [$1] }.observe { seen.add($0) }
-    producer.next("a"); producer.next("b")
+    producer.next("a")
+    producer.next("b")
     #expect(seen.items == [["a"], ["a", "b"]])
     observation.dispose()
   }
@@ -40,10 +46,14 @@ import Testing
     weak var weakCapture: Tracked?
     var observation: (any DisposableType)?
     do {
-      let initial = Tracked(), tracked = Tracked()
+      let initial = Tracked()
+      let tracked = Tracked()
       weakInitial = initial
       weakCapture = tracked
-      observation = producer.reduce(initial) { accumulation, _ in _ = tracked; return accumulation }.observe { _ in }
+      observation = producer.reduce(initial) { accumulation, _ in
+        _ = tracked
+        return accumulation
+      }.observe { _ in }
     }
     producer.next(1)
     #expect(weakInitial != nil)

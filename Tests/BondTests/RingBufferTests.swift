@@ -24,7 +24,9 @@ import Testing
       var next = 0
       for _ in 0..<Int.random(in: 1...300, using: &generator) {
         if Bool.random(using: &generator) || model.isEmpty {
-          queue.push(next); model.append(next); next += 1
+          queue.push(next)
+          model.append(next)
+          next += 1
         } else {
           #expect(queue.pop() == model.removeFirst(), "round \(round)")
         }

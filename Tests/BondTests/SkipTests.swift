@@ -5,20 +5,27 @@ import Testing
   @Test func dropsTheFirstEventsOfEachObserver() {
     let producer = EventProducer<Int>()
     let skipped = producer.skip(2)
-    let first = Recorder<Int>(), second = Recorder<Int>()
+    let first = Recorder<Int>()
+    let second = Recorder<Int>()
     let a = skipped.observe { first.add($0) }
-    producer.next(1); producer.next(2)
+    producer.next(1)
+    producer.next(2)
     let b = skipped.observe { second.add($0) }
-    producer.next(3); producer.next(4); producer.next(5)
+    producer.next(3)
+    producer.next(4)
+    producer.next(5)
     #expect(first.items == [3, 4, 5])
     #expect(second.items == [5])
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
     #expect(producer.observerCount == 0)
   }
 
   @Test func countsReplayedEvents() {
     let producer = EventProducer<Int>(replayLength: 3)
-    producer.next(1); producer.next(2); producer.next(3)
+    producer.next(1)
+    producer.next(2)
+    producer.next(3)
     let log = Recorder<String>()
     let skipped = producer.skip(2)
     #expect(skipped.replayLength == 1)

@@ -6,20 +6,23 @@ import Testing
     let producer = EventProducer<Int>()
     let started = producer.startWith(0)
     #expect(started.replayLength == 1)
-    let first = Recorder<Int>(), second = Recorder<Int>()
+    let first = Recorder<Int>()
+    let second = Recorder<Int>()
     let a = started.observe { first.add($0) }
     producer.next(1)
     let b = started.observe { second.add($0) }
     producer.next(2)
     #expect(first.items == [0, 1, 2])
     #expect(second.items == [0, 2])
-    a.dispose(); b.dispose()
+    a.dispose()
+    b.dispose()
     #expect(producer.observerCount == 0)
   }
 
   @Test func comesBeforeTheReplayAndRegisteredAfterBoth() {
     let producer = EventProducer<Int>(replayLength: 2)
-    producer.next(1); producer.next(2)
+    producer.next(1)
+    producer.next(2)
     let started = producer.startWith(0)
     #expect(started.replayLength == 3)
     let log = Recorder<String>()
@@ -55,7 +58,8 @@ import Testing
     weak var weakCapture: Tracked?
     var observation: (any DisposableType)?
     do {
-      let event = Tracked(), tracked = Tracked()
+      let event = Tracked()
+      let tracked = Tracked()
       weakEvent = event
       weakCapture = tracked
       observation = producer.startWith(event).observe { _ in _ = tracked }

@@ -1,14 +1,18 @@
 import Testing
 @testable import Bond
 
-
 @Suite struct SwitchToLatestTests {
   @Test func contractSwitchToLatest() {
     let outer = EventProducer<EventProducer<Int>>()
-    let first = EventProducer<Int>(), second = EventProducer<Int>()
+    let first = EventProducer<Int>()
+    let second = EventProducer<Int>()
     let latest = Recorder<Int>()
     let observation = outer.switchToLatest().observe { latest.add($0) }
-    outer.next(first); first.next(1); outer.next(second); first.next(2); second.next(3)
+    outer.next(first)
+    first.next(1)
+    outer.next(second)
+    first.next(2)
+    second.next(3)
     #expect(latest.items == [1, 3])
     observation.dispose()
     #expect(outer.observerCount == 0 && first.observerCount == 0 && second.observerCount == 0)
@@ -39,9 +43,13 @@ import Testing
     let outer = EventProducer<Observable<String>>()
     let log = Recorder<String>()
     let observation = outer.switchToLatest().observe { log.add($0) }
-    let a = Observable("a0"), b = Observable("b0")
-    outer.next(a); a.value = "a1"
-    outer.next(b); a.value = "a2"; b.value = "b1"
+    let a = Observable("a0")
+    let b = Observable("b0")
+    outer.next(a)
+    a.value = "a1"
+    outer.next(b)
+    a.value = "a2"
+    b.value = "b1"
     outer.next(a)
     #expect(log.items == ["a0", "a1", "b0", "b1", "a2"])
     #expect(a.observerCount == 1 && b.observerCount == 0)
@@ -54,7 +62,8 @@ import Testing
     let inner = Observable(1)
     let log = Recorder<Int>()
     let observation = outer.switchToLatest().observe { log.add($0) }
-    outer.next(inner); outer.next(inner)
+    outer.next(inner)
+    outer.next(inner)
     inner.value = 2
     #expect(log.items == [1, 1, 2])
     #expect(inner.observerCount == 1)
@@ -63,18 +72,22 @@ import Testing
 
   @Test func anEventQueuedBeforeTheSwitchIsDeliveredOneQueuedAfterIsNot() {
     let outer = LateRegistration<EventProducer<Int>>()
-    let first = EventProducer<Int>(), second = EventProducer<Int>(replayLength: 1)
+    let first = EventProducer<Int>()
+    let second = EventProducer<Int>(replayLength: 1)
     outer.producer.next(first)
     let log = Recorder<String>()
     // `registered` runs inside the observation's delivery while the outer and `first` are idle:
     // what they send then is queued behind it in the observation's serializer, in this order.
-    let observation = outer.switchToLatest().observe({ log.add("\($0)") }, registered: {
-      log.add("registered")
-      first.next(10)
-      outer.producer.next(second)
-      first.next(11)  // sent by the old inner after the switch arrived: never forwarded
-      second.next(20)  // `second` is not observed yet: it arrives as its replay
-    })
+    let observation = outer.switchToLatest().observe(
+      { log.add("\($0)") },
+      registered: {
+        log.add("registered")
+        first.next(10)
+        outer.producer.next(second)
+        first.next(11)  // sent by the old inner after the switch arrived: never forwarded
+        second.next(20)  // `second` is not observed yet: it arrives as its replay
+      }
+    )
     outer.finish()
     #expect(log.items == ["registered", "10", "20"])
     #expect(first.observerCount == 0 && second.observerCount == 1)
@@ -83,12 +96,17 @@ import Testing
 
   @Test func aSwitchFromInsideTheOldInnersDeliveryStopsItAtOnce() {
     let outer = EventProducer<EventProducer<Int>>()
-    let first = EventProducer<Int>(), second = EventProducer<Int>(replayLength: 1)
+    let first = EventProducer<Int>()
+    let second = EventProducer<Int>(replayLength: 1)
     second.next(20)
     let log = Recorder<String>()
     let observation = outer.switchToLatest().observe { value in
       log.add("begin \(value)")
-      if value == 1 { first.next(2); outer.next(second); first.next(3) }
+      if value == 1 {
+        first.next(2)
+        outer.next(second)
+        first.next(3)
+      }
       log.add("end \(value)")
     }
     outer.next(first)
@@ -119,10 +137,14 @@ import Testing
     var observation: (any DisposableType)?
     observation = outer.switchToLatest().observe { value in
       log.add(value)
-      if value == 1 { inner.next(2); observation?.dispose() }
+      if value == 1 {
+        inner.next(2)
+        observation?.dispose()
+      }
     }
     outer.next(inner)
-    inner.next(1); inner.next(3)
+    inner.next(1)
+    inner.next(3)
     #expect(log.items == [1])
     #expect(outer.observerCount == 0 && inner.observerCount == 0)
   }
@@ -156,7 +178,10 @@ import Testing
       let outer = EventProducer<EventProducer<Int>>()
       let captured = Tracked()
       weakCaptured = captured
-      outer.switchToLatest().observe { value in _ = captured; log.add(value) }
+      outer.switchToLatest().observe { value in
+        _ = captured
+        log.add(value)
+      }
       outer.next(kept)
       kept.next(1)
     }

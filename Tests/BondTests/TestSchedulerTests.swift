@@ -36,9 +36,9 @@ import Testing
     let log = Recorder<String>()
     clock.schedule(after: 1) {
       log.add("first@\(clock.now)")
-      clock.schedule { log.add("soon@\(clock.now)") }                        // due now (1)
-      clock.schedule(after: 0.5) { log.add("inside@\(clock.now)") }         // due 1.5, in the window
-      clock.schedule(after: 5) { log.add("outside@\(clock.now)") }          // due 6, after it
+      clock.schedule { log.add("soon@\(clock.now)") }  // due now (1)
+      clock.schedule(after: 0.5) { log.add("inside@\(clock.now)") }  // due 1.5, in the window
+      clock.schedule(after: 5) { log.add("outside@\(clock.now)") }  // due 6, after it
     }
     clock.advance(by: 2)
     #expect(log.items == ["first@1.0", "soon@1.0", "inside@1.5"])
@@ -156,14 +156,18 @@ import Testing
       clock.advance(by: 2)
       clock.advance(to: 1)
     }
-    #expect(exitTestStandardError(result).contains("TestScheduler.advance(to:): time must not be before now (2.0), got 1.0"))
+    #expect(
+      exitTestStandardError(result).contains("TestScheduler.advance(to:): time must not be before now (2.0), got 1.0")
+    )
   }
 
   @Test func negativeDelayStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       TestScheduler().schedule(after: -0.5) {}
     }
-    #expect(exitTestStandardError(result).contains("TestScheduler.schedule(after:_:): seconds must be 0 or more, got -0.5"))
+    #expect(
+      exitTestStandardError(result).contains("TestScheduler.schedule(after:_:): seconds must be 0 or more, got -0.5")
+    )
   }
 }
 
@@ -207,14 +211,17 @@ import Testing
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       DispatchQueue.global().schedule(after: -1) {}
     }
-    #expect(exitTestStandardError(result).contains("DispatchQueue.schedule(after:_:): seconds must be 0 or more, got -1.0"))
+    #expect(
+      exitTestStandardError(result).contains("DispatchQueue.schedule(after:_:): seconds must be 0 or more, got -1.0")
+    )
   }
 
   @Test func nanDelayStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       DispatchQueue.global().schedule(after: .nan) {}
     }
-    #expect(exitTestStandardError(result).contains("DispatchQueue.schedule(after:_:): seconds must be 0 or more, got nan"))
+    #expect(
+      exitTestStandardError(result).contains("DispatchQueue.schedule(after:_:): seconds must be 0 or more, got nan")
+    )
   }
 }
-

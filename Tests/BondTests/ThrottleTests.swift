@@ -24,10 +24,14 @@ import Testing
 
   @Test func latestOfEachWindowAtItsEnd() {
     // The brief's table: window [0, 1) delivers 2 at 1; the event at 1.1 opens [1.1, 2.1).
-    #expect(timeline([(0, 1), (0.5, 2), (1.1, 3)], until: 5) { $0.throttle(seconds: 1, queue: $1) }
-      == ["2@1.0", "3@2.1"])
-    #expect(timeline([(0, 1), (0.5, 2), (1.5, 3)], until: 5) { $0.throttle(seconds: 1, queue: $1, mode: .latest) }
-      == ["2@1.0", "3@2.5"])
+    #expect(
+      timeline([(0, 1), (0.5, 2), (1.1, 3)], until: 5) { $0.throttle(seconds: 1, queue: $1) }
+        == ["2@1.0", "3@2.1"]
+    )
+    #expect(
+      timeline([(0, 1), (0.5, 2), (1.5, 3)], until: 5) { $0.throttle(seconds: 1, queue: $1, mode: .latest) }
+        == ["2@1.0", "3@2.5"]
+    )
   }
 
   @Test func aLoneEventWaitsForTheEndOfItsWindow() {
@@ -37,8 +41,10 @@ import Testing
 
   @Test func aBurstYieldsOneEventPerWindow() {
     let burst = (0..<20).map { (Double($0) * 0.25, $0) }  // 0, 0.25, ..., 4.75
-    #expect(timeline(burst, until: 10) { $0.throttle(seconds: 1, queue: $1) }
-      == ["3@1.0", "7@2.0", "11@3.0", "15@4.0", "19@5.0"])
+    #expect(
+      timeline(burst, until: 10) { $0.throttle(seconds: 1, queue: $1) }
+        == ["3@1.0", "7@2.0", "11@3.0", "15@4.0", "19@5.0"]
+    )
   }
 
   @Test func anEventAtTheExactEndOfAWindowOpensTheNext() {
@@ -49,19 +55,25 @@ import Testing
   // MARK: - Timelines, modes .leading and .leadingAndLatest
 
   @Test func leadingDeliversTheFirstAndDropsTheRest() {
-    #expect(timeline([(0, 1), (0.5, 2), (1.5, 3)], until: 5) { $0.throttle(seconds: 1, queue: $1, mode: .leading) }
-      == ["1@0.0", "3@1.5"])
-    #expect(timeline([(0, 1), (0.5, 2), (0.99, 3), (1, 4)], until: 5) {
-      $0.throttle(seconds: 1, queue: $1, mode: .leading)
-    } == ["1@0.0", "4@1.0"])
+    #expect(
+      timeline([(0, 1), (0.5, 2), (1.5, 3)], until: 5) { $0.throttle(seconds: 1, queue: $1, mode: .leading) }
+        == ["1@0.0", "3@1.5"]
+    )
+    #expect(
+      timeline([(0, 1), (0.5, 2), (0.99, 3), (1, 4)], until: 5) {
+        $0.throttle(seconds: 1, queue: $1, mode: .leading)
+      } == ["1@0.0", "4@1.0"]
+    )
   }
 
   @Test func leadingAndLatestDeliversTheFirstAtOnceAndTheLatestAtTheEnd() {
     // 1 at once, opens [0, 1); 2 at its end opens [1, 2); 3 at its end opens [2, 3), which ends
     // empty; 4 opens a new window and goes at once.
-    #expect(timeline([(0, 1), (0.5, 2), (1.5, 3), (3.5, 4)], until: 6) {
-      $0.throttle(seconds: 1, queue: $1, mode: .leadingAndLatest)
-    } == ["1@0.0", "2@1.0", "3@2.0", "4@3.5"])
+    #expect(
+      timeline([(0, 1), (0.5, 2), (1.5, 3), (3.5, 4)], until: 6) {
+        $0.throttle(seconds: 1, queue: $1, mode: .leadingAndLatest)
+      } == ["1@0.0", "2@1.0", "3@2.0", "4@3.5"]
+    )
     // A lone event goes at once and nothing follows.
     #expect(timeline([(0, 1)], until: 5) { $0.throttle(seconds: 1, queue: $1, mode: .leadingAndLatest) } == ["1@0.0"])
   }
@@ -104,10 +116,11 @@ import Testing
     clock.advance(by: 2)  // the replayed 1 comes out at 1, before `registered`: observeNew drops it
     let busy = value.throttle(seconds: 1, queue: clock).observeNew { seen.add("busy \($0)@\(clock.now)") }
     clock.advance(by: 0.5)
-    value.value = 2       // replaces the replayed 1 for `busy`; a new window or wait for `quiet`
+    value.value = 2  // replaces the replayed 1 for `busy`; a new window or wait for `quiet`
     clock.advance(by: 2)
     #expect(seen.items == ["busy 2@3.0", "quiet 2@3.5"])  // never the replayed 1
-    quiet.dispose(); busy.dispose()
+    quiet.dispose()
+    busy.dispose()
     #expect(value.observerCount == 0)
   }
 
@@ -233,7 +246,9 @@ import Testing
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = EventProducer<Int>().throttle(seconds: -0.5, queue: TestScheduler(), mode: .leading)
     }
-    #expect(exitTestStandardError(result).contains("throttle(seconds:queue:mode:): seconds must be 0 or more, got -0.5"))
+    #expect(
+      exitTestStandardError(result).contains("throttle(seconds:queue:mode:): seconds must be 0 or more, got -0.5")
+    )
   }
 
   @Test func nanSecondsWithModeStops() async {
@@ -243,4 +258,3 @@ import Testing
     #expect(exitTestStandardError(result).contains("throttle(seconds:queue:mode:): seconds must be 0 or more, got nan"))
   }
 }
-

@@ -5,10 +5,17 @@ import Testing
 @Suite struct TimeStateMachineTests {
   private typealias Delivery = DeliverOnStateMachine<Int>
 
-  private func delivery(limit: Int = .max, policy: DeliveryOverflowPolicy = .dropOldest, registered: Bool = true) -> Delivery {
+  private func delivery(
+    limit: Int = .max,
+    policy: DeliveryOverflowPolicy = .dropOldest,
+    registered: Bool = true
+  ) -> Delivery {
     Delivery(
-      observer: UncheckedSendable { _ in }, registered: registered ? UncheckedSendable {} : nil,
-      bufferLimit: limit, overflowPolicy: policy)
+      observer: UncheckedSendable { _ in },
+      registered: registered ? UncheckedSendable {} : nil,
+      bufferLimit: limit,
+      overflowPolicy: policy
+    )
   }
 
   private func isStartDrain(_ action: Delivery.ReceiveAction) -> Bool {
@@ -23,10 +30,17 @@ import Testing
     #expect(isStartDrain(machine.eventReceived(1)))
     #expect(!isStartDrain(machine.eventReceived(2)))
     var batch = WorkQueue<Int>()
-    guard case .deliver(_, nil) = machine.nextBatch(&batch, mayContinue: true) else { Issue.record("no batch"); return }
+    guard case .deliver(_, nil) = machine.nextBatch(&batch, mayContinue: true) else {
+      Issue.record("no batch")
+      return
+    }
     #expect(batch.count == 2 && machine.buffer.isEmpty)
-    _ = batch.pop(); _ = batch.pop()
-    guard case .stop = machine.nextBatch(&batch, mayContinue: true) else { Issue.record("did not stop"); return }
+    _ = batch.pop()
+    _ = batch.pop()
+    guard case .stop = machine.nextBatch(&batch, mayContinue: true) else {
+      Issue.record("did not stop")
+      return
+    }
     #expect(!machine.isDraining)
     #expect(isStartDrain(machine.eventReceived(3)), "idle again: the next event starts a new drain")
   }
@@ -35,18 +49,23 @@ import Testing
     var machine = delivery()
     _ = machine.eventReceived(1)
     var batch = WorkQueue<Int>()
-    guard case .reschedule = machine.nextBatch(&batch, mayContinue: false) else { Issue.record("no reschedule"); return }
+    guard case .reschedule = machine.nextBatch(&batch, mayContinue: false) else {
+      Issue.record("no reschedule")
+      return
+    }
     #expect(machine.isDraining && machine.buffer.count == 1)
   }
 
   @Test func registeredComesAfterTheEventsWaitingWhenTheRegistrationEnds() {
     var machine = delivery()
-    _ = machine.eventReceived(1); _ = machine.eventReceived(2)
+    _ = machine.eventReceived(1)
+    _ = machine.eventReceived(2)
     _ = machine.registrationEnded()
     _ = machine.eventReceived(3)
     var batch = WorkQueue<Int>()
     guard case .deliver(_, let registered?) = machine.nextBatch(&batch, mayContinue: true) else {
-      Issue.record("no registered"); return
+      Issue.record("no registered")
+      return
     }
     #expect(registered.offset == 2 && batch.count == 3)
     #expect(machine.registered == nil && machine.registeredAfter == nil)
@@ -57,7 +76,8 @@ import Testing
     #expect(isStartDrain(machine.registrationEnded()))
     var batch = WorkQueue<Int>()
     guard case .deliver(_, let registered?) = machine.nextBatch(&batch, mayContinue: true) else {
-      Issue.record("no registered"); return
+      Issue.record("no registered")
+      return
     }
     #expect(registered.offset == 0 && batch.isEmpty)
   }
@@ -69,20 +89,39 @@ import Testing
 
   @Test func boundedDropOldestShiftsRegistered() {
     var machine = delivery(limit: 2, policy: .dropOldest)
-    _ = machine.eventReceived(1); _ = machine.eventReceived(2)
-    _ = machine.registrationEnded()                     // after 1, 2
-    guard case .dropped(1?) = machine.eventReceived(3) else { Issue.record("1 not dropped"); return }
-    #expect(machine.registeredAfter == 1)                // now after 2
-    guard case .deliver(_, 2) = machine.nextEvent(mayContinue: true) else { Issue.record("not 2"); return }
-    guard case .registered = machine.nextEvent(mayContinue: true) else { Issue.record("not registered"); return }
-    guard case .deliver(_, 3) = machine.nextEvent(mayContinue: true) else { Issue.record("not 3"); return }
-    guard case .stop = machine.nextEvent(mayContinue: true) else { Issue.record("not stop"); return }
+    _ = machine.eventReceived(1)
+    _ = machine.eventReceived(2)
+    _ = machine.registrationEnded()  // after 1, 2
+    guard case .dropped(1?) = machine.eventReceived(3) else {
+      Issue.record("1 not dropped")
+      return
+    }
+    #expect(machine.registeredAfter == 1)  // now after 2
+    guard case .deliver(_, 2) = machine.nextEvent(mayContinue: true) else {
+      Issue.record("not 2")
+      return
+    }
+    guard case .registered = machine.nextEvent(mayContinue: true) else {
+      Issue.record("not registered")
+      return
+    }
+    guard case .deliver(_, 3) = machine.nextEvent(mayContinue: true) else {
+      Issue.record("not 3")
+      return
+    }
+    guard case .stop = machine.nextEvent(mayContinue: true) else {
+      Issue.record("not stop")
+      return
+    }
   }
 
   @Test func boundedDropNewestStillEndsTheRegistration() {
     var machine = delivery(limit: 1, policy: .dropNewest)
     _ = machine.eventReceived(1)
-    guard case .dropped(nil) = machine.eventReceived(2, endsRegistration: true) else { Issue.record("2 kept"); return }
+    guard case .dropped(nil) = machine.eventReceived(2, endsRegistration: true) else {
+      Issue.record("2 kept")
+      return
+    }
     #expect(machine.registeredAfter == 1)
   }
 
@@ -91,23 +130,43 @@ import Testing
     _ = machine.eventReceived(1)
     _ = machine.attach(SimpleDisposable())
     let released = machine.disposed()
-    #expect(released.buffer.count == 1 && released.observer != nil && released.registered != nil && released.upstream != nil)
+    #expect(
+      released.buffer.count == 1 && released.observer != nil && released.registered != nil && released.upstream != nil
+    )
     #expect(machine.isDisposed && machine.buffer.isEmpty)
-    guard case .none = machine.eventReceived(2) else { Issue.record("event accepted"); return }
+    guard case .none = machine.eventReceived(2) else {
+      Issue.record("event accepted")
+      return
+    }
     #expect(machine.attach(SimpleDisposable()) != nil, "a late upstream is handed back to dispose")
     var batch = WorkQueue<Int>()
-    guard case .stop = machine.nextBatch(&batch, mayContinue: true) else { Issue.record("drain went on"); return }
+    guard case .stop = machine.nextBatch(&batch, mayContinue: true) else {
+      Issue.record("drain went on")
+      return
+    }
   }
 
   // MARK: - ThrottleStateMachine
 
   @Test func throttleIgnoresALateWindowEnd() {
     var machine = ThrottleStateMachine<Int>(mode: .latest)
-    guard case .openWindow(let first) = machine.eventReceived(1) else { Issue.record("no window"); return }
-    guard case .deliver(1, false) = machine.windowEnded(generation: first) else { Issue.record("no delivery"); return }
-    guard case .openWindow(let second) = machine.eventReceived(2) else { Issue.record("no window"); return }
+    guard case .openWindow(let first) = machine.eventReceived(1) else {
+      Issue.record("no window")
+      return
+    }
+    guard case .deliver(1, false) = machine.windowEnded(generation: first) else {
+      Issue.record("no delivery")
+      return
+    }
+    guard case .openWindow(let second) = machine.eventReceived(2) else {
+      Issue.record("no window")
+      return
+    }
     #expect(second != first)
-    guard case .none = machine.windowEnded(generation: first) else { Issue.record("stale end acted"); return }
+    guard case .none = machine.windowEnded(generation: first) else {
+      Issue.record("stale end acted")
+      return
+    }
     let handle = SimpleDisposable()
     #expect(machine.windowEndScheduled(handle, generation: first) === handle, "a stale handle is handed back")
     #expect(machine.windowEndScheduled(handle, generation: second) == nil)
@@ -117,17 +176,29 @@ import Testing
 
   @Test func throttleRegistrationWaitsForTheReplayedEvent() {
     var machine = ThrottleStateMachine<Int>(mode: .latest)
-    guard case .openWindow(let generation) = machine.eventReceived(1) else { Issue.record("no window"); return }
+    guard case .openWindow(let generation) = machine.eventReceived(1) else {
+      Issue.record("no window")
+      return
+    }
     #expect(machine.registrationEnded() == false)
-    guard case .deliver(1, true) = machine.windowEnded(generation: generation) else { Issue.record("no marker"); return }
+    guard case .deliver(1, true) = machine.windowEnded(generation: generation) else {
+      Issue.record("no marker")
+      return
+    }
   }
 
   @Test func throttleLiveEventReplacingTheReplayMakesRegisteredDue() {
     var machine = ThrottleStateMachine<Int>(mode: .leadingAndLatest)
-    guard case .deliverAndOpenWindow(1, _) = machine.eventReceived(1) else { Issue.record("not leading"); return }
-    _ = machine.eventReceived(2)                          // replayed, pending
+    guard case .deliverAndOpenWindow(1, _) = machine.eventReceived(1) else {
+      Issue.record("not leading")
+      return
+    }
+    _ = machine.eventReceived(2)  // replayed, pending
     #expect(machine.registrationEnded() == false)
-    guard case .registeredDue(2?) = machine.eventReceived(3) else { Issue.record("no marker"); return }
+    guard case .registeredDue(2?) = machine.eventReceived(3) else {
+      Issue.record("no marker")
+      return
+    }
   }
 
   // MARK: - DebounceStateMachine

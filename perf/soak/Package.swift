@@ -11,7 +11,8 @@ let package = Package(
     .systemLibrary(name: "CJemalloc", path: "Sources/CJemalloc"),
     .executableTarget(
       name: "BondSoak",
-      dependencies: [.product(name: "Bond", package: "Bond"), "CJemalloc"]),
+      dependencies: [.product(name: "Bond", package: "Bond"), "CJemalloc"]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

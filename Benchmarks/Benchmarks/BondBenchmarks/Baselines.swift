@@ -94,7 +94,16 @@ private func registerBaselineS3() {
     let o9: (Int) -> Void = opaque { sink.sum &+= $0 }
     benchmark.startMeasurement()
     for i in benchmark.scaledIterations {
-      o0(i); o1(i); o2(i); o3(i); o4(i); o5(i); o6(i); o7(i); o8(i); o9(i)
+      o0(i)
+      o1(i)
+      o2(i)
+      o3(i)
+      o4(i)
+      o5(i)
+      o6(i)
+      o7(i)
+      o8(i)
+      o9(i)
     }
     benchmark.stopMeasurement()
     blackHole(sink.sum)

@@ -30,7 +30,8 @@ func registerOpenCombine() {
   register(.s2, .openCombine, events: events) { benchmark in
     let sink = Sink()
     let subject = PassthroughSubject<Int, Never>()
-    let cancellable = subject
+    let cancellable =
+      subject
       .map { $0 + 1 }
       .filter { $0 % 2 == 0 }
       .map { $0 * 2 }
@@ -125,7 +126,8 @@ func registerOpenCombine() {
     let sink = Sink()
     let queue = DispatchQueue(label: "bench.s11.opencombine")
     let subject = PassthroughSubject<Int, Never>()
-    let cancellable = subject
+    let cancellable =
+      subject
       .throttle(for: .seconds(1), scheduler: queue.ocombine, latest: true)
       .sink { sink.sum &+= $0 }
     benchmark.startMeasurement()

@@ -68,7 +68,9 @@ let suiteMetrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTota
 ///     `benchmark.stopMeasurement()` before its teardown, so ns/event and mallocs/event are
 ///     the steady state.
 func register(
-  _ scenario: Scenario, _ engine: Engine, events: Int = million,
+  _ scenario: Scenario,
+  _ engine: Engine,
+  events: Int = million,
   _ body: @escaping (Benchmark) -> Void
 ) {
   Benchmark(
@@ -80,7 +82,9 @@ func register(
 
 /// Registers one (scenario, engine) benchmark whose iteration is `async` (the pull-based engine).
 func registerAsync(
-  _ scenario: Scenario, _ engine: Engine, events: Int = million,
+  _ scenario: Scenario,
+  _ engine: Engine,
+  events: Int = million,
   _ body: @escaping (Benchmark) async -> Void
 ) {
   Benchmark(

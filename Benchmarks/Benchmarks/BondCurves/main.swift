@@ -51,22 +51,32 @@ for n in [1, 16, 1_024] {
   let producer = EventProducer<Int>(replayLength: n)
   for i in 0..<n { producer.next(i) }
   let subscriptions = max(200, 20_000 / n)
-  point("replay", n, "Bond", measure(subscriptions) {
-    for _ in 0..<subscriptions { producer.observe { sum.value &+= $0 }.dispose() }
-  })
+  point(
+    "replay",
+    n,
+    "Bond",
+    measure(subscriptions) {
+      for _ in 0..<subscriptions { producer.observe { sum.value &+= $0 }.dispose() }
+    }
+  )
 }
 do {  // OpenCombine's replay of 1: CurrentValueSubject
   let subject = CurrentValueSubject<Int, Never>(0)
-  point("replay", 1, "OpenCombine", measure(20_000) {
-    for _ in 0..<20_000 { subject.sink { sum.value &+= $0 }.cancel() }
-  })
+  point(
+    "replay",
+    1,
+    "OpenCombine",
+    measure(20_000) {
+      for _ in 0..<20_000 { subject.sink { sum.value &+= $0 }.cancel() }
+    }
+  )
 }
 
 // Chain: 1, 5, 20 `map` stages, ns per event.
 do {
   let p = EventProducer<Int>()
   let chains: [(Int, any DisposableType)] = [
-    (1, p.map { $0 &+ 1 }.observe { sum.value &+= $0 }),
+    (1, p.map { $0 &+ 1 }.observe { sum.value &+= $0 })
   ]
   point("chain", 1, "Bond", measure(events) { for i in 0..<events { p.next(i) } })
   chains.forEach { $0.1.dispose() }

@@ -35,7 +35,8 @@ guard arguments.count >= 4, let events = Int(arguments[3]) else {
 }
 let timed = arguments.count == 5 && arguments[4] == "--time"
 let started = DispatchTime.now().uptimeNanoseconds
-let scenario = arguments[1], engine = arguments[2]
+let scenario = arguments[1]
+let engine = arguments[2]
 let sum = Sum()
 
 switch (scenario, engine) {
@@ -70,7 +71,8 @@ case ("S2", "OpenCombine"):
   for i in 0..<events { subject.send(i) }
   cancellable.cancel()
 case ("S4", "Bond"):
-  let first = EventProducer<Int>(), second = EventProducer<Int>()
+  let first = EventProducer<Int>()
+  let second = EventProducer<Int>()
   let observation = combineLatest(first, second).observe { sum.value &+= $0 &+ $1 }
   for i in 0..<events { if i & 1 == 0 { first.next(i) } else { second.next(i) } }
   observation.dispose()

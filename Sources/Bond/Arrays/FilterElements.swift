@@ -33,16 +33,20 @@ where Upstream.Event == ObservableArrayEvent<Element> {
     let isIncluded = self.isIncluded
     // Touched only from the upstream's deliveries to this observer, which are serialized.
     let state = FilterElementsBox<Element>()
-    return upstream.observe({ event in
-      guard let operation = state.state.translate(event.operation, sequence: event.sequence, isIncluded: isIncluded) else {
-        return
-      }
-      if case .reset(let array) = operation {
-        observer(ObservableArrayEvent(sequence: array, operation: operation))
-      } else {
-        observer(ObservableArrayEvent(operation: operation, deferredSequence: { event.sequence.filter(isIncluded) }))
-      }
-    }, registered: registered)
+    return upstream.observe(
+      { event in
+        guard let operation = state.state.translate(event.operation, sequence: event.sequence, isIncluded: isIncluded)
+        else {
+          return
+        }
+        if case .reset(let array) = operation {
+          observer(ObservableArrayEvent(sequence: array, operation: operation))
+        } else {
+          observer(ObservableArrayEvent(operation: operation, deferredSequence: { event.sequence.filter(isIncluded) }))
+        }
+      },
+      registered: registered
+    )
   }
 }
 

@@ -74,7 +74,10 @@ struct FilterElementsState<Element> {
 
   /// The filtered operations for a valid source operation, in order (a batch flattened).
   @inlinable
-  mutating func apply(_ operation: ObservableArrayOperation<Element>, isIncluded: (Element) -> Bool) -> [ObservableArrayOperation<Element>] {
+  mutating func apply(
+    _ operation: ObservableArrayOperation<Element>,
+    isIncluded: (Element) -> Bool
+  ) -> [ObservableArrayOperation<Element>] {
     var output: [ObservableArrayOperation<Element>] = []
     append(operation, to: &output, isIncluded: isIncluded)
     return output
@@ -149,7 +152,10 @@ struct FilterElementsState<Element> {
   /// Appends a one-element operation, merged into the previous one when they are contiguous of
   /// the same kind.
   @inlinable
-  static func merge(_ operation: ObservableArrayOperation<Element>, into output: inout [ObservableArrayOperation<Element>]) {
+  static func merge(
+    _ operation: ObservableArrayOperation<Element>,
+    into output: inout [ObservableArrayOperation<Element>]
+  ) {
     if let last = output.last {
       switch (last, operation) {
       case (.update(let elements, let from), .update(let new, let at)) where from + elements.count == at:
@@ -167,4 +173,12 @@ struct FilterElementsState<Element> {
     }
     output.append(operation)
   }
+}
+
+/// The mutable home of one observation's ``FilterElementsState``.
+/// - Note: not thread-safe; only the observation's serialized deliveries touch it.
+@usableFromInline
+final class FilterElementsBox<Element> {
+  @usableFromInline var state = FilterElementsState<Element>()
+  @inlinable init() {}
 }

@@ -99,15 +99,19 @@ public final class ObservableArray<Element>: EventProducerType {
   public subscript(index: Int) -> Element {
     get {
       read { array in
-        precondition(index >= 0 && index < array.count,
-          "ObservableArray[_:]: index \(index) is out of range 0..<\(array.count)")
+        precondition(
+          index >= 0 && index < array.count,
+          "ObservableArray[_:]: index \(index) is out of range 0..<\(array.count)"
+        )
         return array[index]
       }
     }
     set {
       let old = mutate { array -> (Element, ObservableArrayOperation<Element>) in
-        precondition(index >= 0 && index < array.count,
-          "ObservableArray[_:]: index \(index) is out of range 0..<\(array.count)")
+        precondition(
+          index >= 0 && index < array.count,
+          "ObservableArray[_:]: index \(index) is out of range 0..<\(array.count)"
+        )
         let old = array[index]
         array[index] = newValue
         return (old, .update(elements: [newValue], fromIndex: index))
@@ -143,8 +147,10 @@ public final class ObservableArray<Element>: EventProducerType {
   @inlinable
   public func insert(_ element: Element, at index: Int) {
     mutate { array -> ((), ObservableArrayOperation<Element>) in
-      precondition(index >= 0 && index <= array.count,
-        "ObservableArray.insert(_:at:): index \(index) is out of range 0...\(array.count)")
+      precondition(
+        index >= 0 && index <= array.count,
+        "ObservableArray.insert(_:at:): index \(index) is out of range 0...\(array.count)"
+      )
       array.insert(element, at: index)
       return ((), .insert(elements: [element], fromIndex: index))
     }
@@ -155,8 +161,10 @@ public final class ObservableArray<Element>: EventProducerType {
   @inlinable
   public func insert(contentsOf elements: [Element], at index: Int) {
     mutate { array -> ((), ObservableArrayOperation<Element>) in
-      precondition(index >= 0 && index <= array.count,
-        "ObservableArray.insert(contentsOf:at:): index \(index) is out of range 0...\(array.count)")
+      precondition(
+        index >= 0 && index <= array.count,
+        "ObservableArray.insert(contentsOf:at:): index \(index) is out of range 0...\(array.count)"
+      )
       array.insert(contentsOf: elements, at: index)
       return ((), .insert(elements: elements, fromIndex: index))
     }
@@ -168,8 +176,10 @@ public final class ObservableArray<Element>: EventProducerType {
   @discardableResult
   public func remove(at index: Int) -> Element {
     mutate { array -> (Element, ObservableArrayOperation<Element>) in
-      precondition(index >= 0 && index < array.count,
-        "ObservableArray.remove(at:): index \(index) is out of range 0..<\(array.count)")
+      precondition(
+        index >= 0 && index < array.count,
+        "ObservableArray.remove(at:): index \(index) is out of range 0..<\(array.count)"
+      )
       return (array.remove(at: index), .remove(range: index..<index + 1))
     }
   }
@@ -191,8 +201,10 @@ public final class ObservableArray<Element>: EventProducerType {
   @inlinable
   public func removeSubrange(_ range: Range<Int>) {
     let removed = mutate { array -> ([Element], ObservableArrayOperation<Element>) in
-      precondition(range.lowerBound >= 0 && range.upperBound <= array.count,
-        "ObservableArray.removeSubrange(_:): range \(range) is out of range 0..<\(array.count)")
+      precondition(
+        range.lowerBound >= 0 && range.upperBound <= array.count,
+        "ObservableArray.removeSubrange(_:): range \(range) is out of range 0..<\(array.count)"
+      )
       let removed = Array(array[range])
       array.removeSubrange(range)
       return (removed, .remove(range: range))
@@ -218,8 +230,10 @@ public final class ObservableArray<Element>: EventProducerType {
   @inlinable
   public func replaceSubrange(_ range: Range<Int>, with elements: [Element]) {
     let removed = mutate { array -> ([Element], ObservableArrayOperation<Element>) in
-      precondition(range.lowerBound >= 0 && range.upperBound <= array.count,
-        "ObservableArray.replaceSubrange(_:with:): range \(range) is out of range 0..<\(array.count)")
+      precondition(
+        range.lowerBound >= 0 && range.upperBound <= array.count,
+        "ObservableArray.replaceSubrange(_:with:): range \(range) is out of range 0..<\(array.count)"
+      )
       let removed = Array(array[range])
       array.replaceSubrange(range, with: elements)
       return (removed, ObservableArrayOperation.replacing(range, with: elements))
@@ -235,6 +249,13 @@ public final class ObservableArray<Element>: EventProducerType {
   /// (or batch) waits until the batch ends, and its reads give the array as it was before the batch.
   /// So the closure must not wait for another thread that mutates this array.
   public func performBatchUpdates(_ updates: (ObservableArray<Element>) -> Void) {
+    performBatchUpdates(handOffBudget: .max, updates)
+  }
+
+  /// ``performBatchUpdates(_:)``, handing off at most `handOffBudget` work items on this thread
+  /// (see ``handOff(_:budget:)``).
+  @usableFromInline
+  func performBatchUpdates(handOffBudget: Int, _ updates: (ObservableArray<Element>) -> Void) {
     let thread = currentThreadID()
     if !state.withLock({ $0.joinBatchLocked(thread: thread) }) {
       batchGate.wait()  // blocks while another thread's batch runs
@@ -244,7 +265,7 @@ public final class ObservableArray<Element>: EventProducerType {
     updates(self)
     let (ended, first) = state.withLock { $0.endBatchLocked() }
     if ended { batchGate.signal() }
-    if let first { handOff(first) }
+    if let first { handOff(first, budget: handOffBudget) }
   }
 
   /// Returns a two-dimensional observable array whose only element is this array: the shape that
@@ -275,7 +296,7 @@ public final class ObservableArray<Element>: EventProducerType {
   @inlinable
   func register(_ observer: @escaping (Event) -> Void, registered: (() -> Void)?) -> any DisposableType {
     let token = tokens.wrappingAdd(1, ordering: .relaxed).newValue
-    let relay = ObservableArrayRelay(token: token, observer: observer, registered: registered)
+    let relay = ObservableArrayObserver(token: token, observer: observer, registered: registered)
     // The relay is registered before its replay marker is queued (below), so the producer
     // delivers the marker to it; until then the relay ignores the events it receives.
     let disposable = delivery.observe { relay.receive($0) }
@@ -286,9 +307,11 @@ public final class ObservableArray<Element>: EventProducerType {
 
   /// Registers `observer` for exactly the events after the returned snapshot (no replay).
   @usableFromInline
-  func observeAfterSnapshot(_ observer: @escaping (Event) -> Void) -> (snapshot: [Element], disposable: any DisposableType) {
+  func observeAfterSnapshot(
+    _ observer: @escaping (Event) -> Void
+  ) -> (snapshot: [Element], disposable: any DisposableType) {
     let token = tokens.wrappingAdd(1, ordering: .relaxed).newValue
-    let relay = ObservableArrayRelay(token: token, observer: observer, registered: nil)
+    let relay = ObservableArrayObserver(token: token, observer: observer, registered: nil)
     let disposable = delivery.observe { relay.receive($0) }
     let (snapshot, first) = state.withLock { state -> ([Element], ObservableArrayWork<Element>?) in
       (state.publishedArrayLocked, state.enqueueLocked(.start(token: token)))
@@ -340,6 +363,10 @@ public final class ObservableArray<Element>: EventProducerType {
     }
   }
 
+  /// How many work items `replace(with:performDiff:)` hands off on its own thread before it
+  /// passes the rest of the hand-off to a worker.
+  @usableFromInline static var replaceHandOffBudget: Int { 1024 }
+
   /// Blocks until the batch of another thread ends.
   @usableFromInline
   func waitForBatch() {
@@ -347,13 +374,26 @@ public final class ObservableArray<Element>: EventProducerType {
     batchGate.signal()
   }
 
-  /// Performs `first`, then all work queued meanwhile, in order: builds each event on `delivered`
+  /// Performs `first`, then the work queued meanwhile, in order: builds each event on `delivered`
   /// and hands it to the delivery producer. The caller became the hand-off thread; it stays so
-  /// until the outbox is empty.
+  /// until the outbox is empty (so that when every mutating call has returned, every event has
+  /// been delivered), or, with a `budget`, until it has performed that many items: then, if other
+  /// threads keep mutating faster than the observers take the events, it hands the rest of the
+  /// loop to a worker (one dispatch) and returns. `replace(with:performDiff:)` uses a budget, so
+  /// that it completes however fast other threads mutate.
   @inlinable
-  func handOff(_ first: ObservableArrayWork<Element>) {
+  func handOff(_ first: ObservableArrayWork<Element>, budget: Int = .max) {
     var next: ObservableArrayWork<Element>? = first
+    var performed = 0
     while let work = next.take() {
+      if performed == budget {
+        // Still the hand-off role (`isHandingOff` stays set): the worker continues in order.
+        // The dispatch orders this thread's writes to `delivered` before the worker's.
+        let rest = UncheckedSendable((self, work))
+        DispatchQueue.global().async { rest.value.0.handOff(rest.value.1) }
+        return
+      }
+      performed += 1
       // Outside the lock: delivery runs observers, which may mutate or observe this array (their
       // work is queued, and performed by this loop after the current event).
       switch work {
@@ -361,7 +401,9 @@ public final class ObservableArray<Element>: EventProducerType {
         operation.apply(to: &delivered)
         delivery.next(.event(ObservableArrayEvent(sequence: delivered, operation: operation)))
       case .replay(let token):
-        delivery.next(.replay(token: token, ObservableArrayEvent(sequence: delivered, operation: .reset(array: delivered))))
+        delivery.next(
+          .replay(token: token, ObservableArrayEvent(sequence: delivered, operation: .reset(array: delivered)))
+        )
       case .start(let token):
         delivery.next(.replay(token: token, nil))
       }
@@ -383,26 +425,50 @@ extension ObservableArray where Element: Equatable {
   /// up, contiguous runs merged), which lets a list view animate only what changed. Without it,
   /// sends a `.reset`.
   ///
-  /// The diff is computed outside the lock (`==` is user code); if another thread mutates the
-  /// array meanwhile, it is computed again against the new contents.
+  /// Completes in bounded time however fast other threads mutate the array: the diff is first
+  /// computed outside the lock (`==` is user code) and committed if nobody mutated the array
+  /// meanwhile; after three such tries lose to other threads, the diff is
+  /// computed holding the array's mutation rights (as in ``performBatchUpdates(_:)``: other
+  /// threads' mutations wait for it, their reads see the array before it), and always commits.
   public func replace(with array: [Element], performDiff: Bool) {
     guard performDiff else {
       self.array = array
       return
     }
-    while true {
-      let (old, version) = snapshotForMutation()
+    for _ in 0..<Self.optimisticReplaceTries where replaceIfUnchanged(with: array) { return }
+    performBatchUpdates(handOffBudget: Self.replaceHandOffBudget) { _ in
+      // This thread owns the batch: no other thread mutates until it ends, so the diff holds.
+      let old = state.withLock { $0.array }
       let operation = ObservableArrayOperation.difference(from: old, to: array)
-      let outcome = state.withLock { state -> ([Element], ObservableArrayWork<Element>?)? in
-        guard state.version == version, !state.isBlockedLocked(thread: currentThreadID()) else { return nil }
-        let old = state.array
+      let replaced = state.withLock { state -> [Element] in
+        let replaced = state.array
         state.array = array
-        return (old, state.recordLocked(operation))
+        _ = state.recordLocked(operation)  // joins the batch: delivered when it ends
+        return replaced
       }
-      guard let (replaced, first) = outcome else { continue }
       _ = replaced  // released outside the lock
-      if let first { handOff(first) }
-      return
     }
+  }
+
+  /// How many times ``replace(with:performDiff:)`` diffs without holding the array before it takes
+  /// the mutation rights.
+  @usableFromInline static var optimisticReplaceTries: Int { 3 }
+
+  /// One optimistic try of ``replace(with:performDiff:)``: diffs a snapshot outside the lock and
+  /// commits only if the array is unchanged since. Returns whether it committed.
+  @usableFromInline
+  func replaceIfUnchanged(with array: [Element]) -> Bool {
+    let (old, version) = snapshotForMutation()
+    let operation = ObservableArrayOperation.difference(from: old, to: array)
+    let outcome = state.withLock { state -> ([Element], ObservableArrayWork<Element>?)? in
+      guard state.version == version, !state.isBlockedLocked(thread: currentThreadID()) else { return nil }
+      let old = state.array
+      state.array = array
+      return (old, state.recordLocked(operation))
+    }
+    guard let (replaced, first) = outcome else { return false }
+    _ = replaced  // released outside the lock
+    if let first { handOff(first, budget: Self.replaceHandOffBudget) }
+    return true
   }
 }

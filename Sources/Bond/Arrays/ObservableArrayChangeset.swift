@@ -48,7 +48,10 @@ extension ObservableArrayOperation {
   /// an update of an element inserted in the batch is part of its insertion.
   /// - Precondition: the operation fits an array of `oldCount` elements.
   public func changeset(oldCount: Int) -> ObservableArrayChangeset {
-    precondition(oldCount >= 0, "ObservableArrayOperation.changeset(oldCount:): oldCount must not be negative, got \(oldCount)")
+    precondition(
+      oldCount >= 0,
+      "ObservableArrayOperation.changeset(oldCount:): oldCount must not be negative, got \(oldCount)"
+    )
     switch self {
     case .insert(let elements, let fromIndex):
       Self.check(fromIndex >= 0 && fromIndex <= oldCount, self, oldCount)
@@ -100,7 +103,10 @@ extension ObservableArrayOperation {
   }
 
   static func check(_ valid: Bool, _ operation: Self, _ count: Int) {
-    precondition(valid, "ObservableArrayOperation.changeset(oldCount:): \(operation) does not fit an array of \(count) elements")
+    precondition(
+      valid,
+      "ObservableArrayOperation.changeset(oldCount:): \(operation) does not fit an array of \(count) elements"
+    )
   }
 }
 

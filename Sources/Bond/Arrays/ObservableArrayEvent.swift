@@ -22,7 +22,7 @@ public struct ObservableArrayEvent<Element> {
   @usableFromInline
   enum Storage {
     case array([Element])
-    case deferred(DeferredSequence<Element>)
+    case deferred(LazyArray<Element>)
   }
 
   /// An event whose array after the operation is `sequence`.
@@ -36,7 +36,7 @@ public struct ObservableArrayEvent<Element> {
   /// once, except when two threads race on the first access).
   public init(operation: ObservableArrayOperation<Element>, deferredSequence sequence: @escaping () -> [Element]) {
     self.operation = operation
-    self.storage = .deferred(DeferredSequence(sequence))
+    self.storage = .deferred(LazyArray(sequence))
   }
 
   /// The array after the operation.

@@ -41,16 +41,22 @@ extension ObservableArrayOperation {
   public func apply(to array: inout [Element]) {
     switch self {
     case .insert(let elements, let fromIndex):
-      precondition(fromIndex >= 0 && fromIndex <= array.count,
-        "ObservableArrayOperation.apply(to:): insert index \(fromIndex) is out of range 0...\(array.count)")
+      precondition(
+        fromIndex >= 0 && fromIndex <= array.count,
+        "ObservableArrayOperation.apply(to:): insert index \(fromIndex) is out of range 0...\(array.count)"
+      )
       array.insert(contentsOf: elements, at: fromIndex)
     case .update(let elements, let fromIndex):
-      precondition(fromIndex >= 0 && fromIndex + elements.count <= array.count,
-        "ObservableArrayOperation.apply(to:): update of \(elements.count) elements from index \(fromIndex) is out of range 0..<\(array.count)")
+      precondition(
+        fromIndex >= 0 && fromIndex + elements.count <= array.count,
+        "ObservableArrayOperation.apply(to:): update of \(elements.count) elements from index \(fromIndex) is out of range 0..<\(array.count)"
+      )
       array.replaceSubrange(fromIndex..<fromIndex + elements.count, with: elements)
     case .remove(let range):
-      precondition(range.lowerBound >= 0 && range.upperBound <= array.count,
-        "ObservableArrayOperation.apply(to:): remove range \(range) is out of range 0..<\(array.count)")
+      precondition(
+        range.lowerBound >= 0 && range.upperBound <= array.count,
+        "ObservableArrayOperation.apply(to:): remove range \(range) is out of range 0..<\(array.count)"
+      )
       array.removeSubrange(range)
     case .reset(let newArray):
       array = newArray
@@ -74,8 +80,10 @@ extension ObservableArrayOperation {
   /// The same operation with every element transformed (indices unchanged).
   public func mapElements<T>(_ transform: (Element) throws -> T) rethrows -> ObservableArrayOperation<T> {
     switch self {
-    case .insert(let elements, let fromIndex): return .insert(elements: try elements.map(transform), fromIndex: fromIndex)
-    case .update(let elements, let fromIndex): return .update(elements: try elements.map(transform), fromIndex: fromIndex)
+    case .insert(let elements, let fromIndex):
+      return .insert(elements: try elements.map(transform), fromIndex: fromIndex)
+    case .update(let elements, let fromIndex):
+      return .update(elements: try elements.map(transform), fromIndex: fromIndex)
     case .remove(let range): return .remove(range: range)
     case .reset(let array): return .reset(array: try array.map(transform))
     case .batch(let operations): return .batch(try operations.map { try $0.mapElements(transform) })

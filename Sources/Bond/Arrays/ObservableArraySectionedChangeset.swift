@@ -35,7 +35,8 @@ public struct ObservableArraySectionedChangeset: Hashable, Sendable {
     self.init(
       rowDeletions: changeset.deletions.map { ObservableArrayIndexPath(section: section, row: $0) },
       rowInsertions: changeset.insertions.map { ObservableArrayIndexPath(section: section, row: $0) },
-      rowUpdates: changeset.updates.map { ObservableArrayIndexPath(section: section, row: $0) })
+      rowUpdates: changeset.updates.map { ObservableArrayIndexPath(section: section, row: $0) }
+    )
   }
 
   /// Whether nothing changed.

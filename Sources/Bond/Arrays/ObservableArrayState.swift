@@ -125,4 +125,3 @@ struct ObservableArrayState<Element> {
     return (true, enqueueLocked(.operation(.batch(operations))))
   }
 }
-

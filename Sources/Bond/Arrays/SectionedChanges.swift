@@ -29,7 +29,10 @@ public struct SectionedChanges<Row>: EventProducerType {
     let sink = SectionedChangesSink(observer: observer, registered: registered)
     // Weak: the sink owns `input`; the outer array's observation (below) keeps the sink alive.
     let delivery = sink.input.observe { [weak sink] input in sink?.receive(input) }
-    let outer = source.observe({ event in sink.input.next(.outer(event)) }, registered: { sink.input.next(.registered) })
+    let outer = source.observe(
+      { event in sink.input.next(.outer(event)) },
+      registered: { sink.input.next(.registered) }
+    )
     return SectionedChangesObservation(sink: sink, delivery: delivery, outer: outer)
   }
 }

@@ -37,14 +37,24 @@ final class SectionedChangesSink<Row> {
       let oldCount = sections.count
       apply(event.operation)
       let changes = event.operation.changeset(oldCount: oldCount)
-      observer(ObservableArraySectionedEvent(sections: sections, changeset: ObservableArraySectionedChangeset(sections: changes)))
+      observer(
+        ObservableArraySectionedEvent(
+          sections: sections,
+          changeset: ObservableArraySectionedChangeset(sections: changes)
+        )
+      )
     case .inner(let id, let event):
       // An event of an inner array removed meanwhile (already unsubscribed) is dropped.
       guard let section = sectionIDs.firstIndex(of: id) else { return }
       let oldCount = sections[section].count
       event.operation.apply(to: &sections[section])
       let changes = event.operation.changeset(oldCount: oldCount)
-      observer(ObservableArraySectionedEvent(sections: sections, changeset: ObservableArraySectionedChangeset(rows: changes, inSection: section)))
+      observer(
+        ObservableArraySectionedEvent(
+          sections: sections,
+          changeset: ObservableArraySectionedChangeset(rows: changes, inSection: section)
+        )
+      )
     case .registered:
       if let registered {
         self.registered = nil
@@ -104,7 +114,7 @@ final class SectionedChangesSink<Row> {
   @usableFromInline
   func unsubscribe(_ id: Int) {
     let disposable = inners.withLock { inners in inners?.removeValue(forKey: id) }
-    // Disposed outside the lock: disposal may wait for a delivery in flight.
+    // Disposed outside the lock: disposal may purge at once, which releases user closures.
     disposable?.dispose()
   }
 
@@ -116,4 +126,15 @@ final class SectionedChangesSink<Row> {
     }
     for disposable in disposables { disposable.dispose() }
   }
+}
+
+/// What a ``SectionedChangesSink`` receives, serialized through its private producer.
+@usableFromInline
+enum SectionedChangesInput<Row> {
+  /// An event of the outer array (sections).
+  case outer(ObservableArrayEvent<ObservableArray<Row>>)
+  /// An event of the inner array subscribed as `id`.
+  case inner(id: Int, ObservableArrayEvent<Row>)
+  /// The outer array's registration is complete (after its replay).
+  case registered
 }

@@ -9,26 +9,33 @@ extension EventProducerType where Self: BindableType, Element == Event {
   /// ```swift
   /// viewModel.username.bidirectionalBindTo(usernameField.text)
   /// ```
-  /// For `Equatable` values, prefer the overload chosen automatically, which also settles cycles of
-  /// bindings. Two sides changed at the same moment on different threads each forward their value;
-  /// which one both sides end with depends on the interleaving.
+  /// For `Equatable` values the overload chosen automatically also settles groups of bindings under
+  /// concurrent writes. For other values, two sides changed at the same moment on different threads
+  /// each forward their value; which one both sides end with depends on the interleaving, and
+  /// cycles of bindings do not settle.
   /// - Parameter other: a producer that is also bindable, with the same value type.
   /// - Returns: a disposable that ends both directions.
   @inlinable
   @discardableResult
   public func bidirectionalBindTo<Other: EventProducerType & BindableType>(_ other: Other) -> any DisposableType
   where Other.Event == Event, Other.Element == Event {
-    bindBidirectionally(self, other, isEqual: nil)
+    bindBidirectionally(self, other)
   }
 }
 
 extension EventProducerType where Self: BindableType, Element == Event, Event: Equatable {
   /// Binds this producer and `other` both ways; for `Equatable` values.
   ///
-  /// As the general overload, and a value equal to the last one the binding delivered to or
-  /// received from a side (`other`'s replay counts as received) is not forwarded, so cycles of
-  /// bindings (a ↔ b ↔ c ↔ a) settle; the receiver's current value is not fed into `other` when
-  /// `other` already has it.
+  /// As the general overload, and a connected group of bindings (a pair, a chain, a cycle
+  /// a ↔ b ↔ c ↔ a) settles even when its producers are written from many threads at once: soon
+  /// after the writes stop, every side holds the same value, the one written last (in the order
+  /// the producers delivered the writes), and every `value =` returns. A value equal to the one a
+  /// side has (or is about to get) is not fed into it, so the receiver's current value is not fed
+  /// into `other` when `other` already has it.
+  ///
+  /// How: each delivered write is stamped from one process-wide clock, the stamp travels with the
+  /// value through the bindings, and a side accepts only a value with a newer stamp than its newest
+  /// (last writer wins); see `BindingSide`.
   ///
   /// ```swift
   /// let model = Observable("a"), field = Observable("b")
@@ -41,50 +48,65 @@ extension EventProducerType where Self: BindableType, Element == Event, Event: E
   @discardableResult
   public func bidirectionalBindTo<Other: EventProducerType & BindableType>(_ other: Other) -> any DisposableType
   where Other.Event == Event, Other.Element == Event {
-    bindBidirectionally(self, other, isEqual: { $0 == $1 })
+    bindBidirectionallySettling(self, other)
   }
 }
 
-/// The two-way binding of `receiver` and `other`, `isEqual` given for `Equatable` values.
+/// The two-way binding of `receiver` and `other` for values that are not `Equatable`: an echo is
+/// recognised by the thread it comes back on (see ``BidirectionalBindingStateMachine``).
 @inlinable
 func bindBidirectionally<Receiver: EventProducerType & BindableType, Other: EventProducerType & BindableType>(
-  _ receiver: Receiver, _ other: Other, isEqual: ((Receiver.Event, Receiver.Event) -> Bool)?
+  _ receiver: Receiver,
+  _ other: Other
 ) -> any DisposableType
 where Receiver.Element == Receiver.Event, Other.Event == Receiver.Event, Other.Element == Receiver.Event {
-  typealias Machine = BidirectionalBindingStateMachine<Receiver.Event>
+  typealias Machine = BidirectionalBindingStateMachine
   let binding = CompositeDisposable()
   // Both sides hold `binding` and dispose it when deallocated; the sinks hold them weakly.
   let intoReceiver = receiver.sink(binding)
   let intoOther = other.sink(binding)
-  let state = LockedState(Machine(isEqual: isEqual))
-  let tracksThreads = isEqual == nil
+  let state = LockedState(Machine())
 
   func forward(_ value: Receiver.Event, from side: Machine.Side, into sink: (Receiver.Event) -> Void) {
-    let thread = tracksThreads ? currentThreadID() : 0
-    let action = state.withLock { $0.received(value, from: side, thread: thread) }
+    let thread = currentThreadID()
+    let action = state.withLock { $0.received(from: side, thread: thread) }
     guard case .forward = action else { return }
     // Outside the lock: the sink delivers to the other side's observers, which may be this binding.
     sink(value)
-    if tracksThreads {
-      let target: Machine.Side = side == .receiver ? .other : .receiver
-      state.withLock { $0.forwardFinished(to: target) }
-    }
+    state.withLock { $0.forwardFinished(to: side.opposite) }
   }
 
-  // `other` first, without forwarding its replay (for `Equatable` values it is remembered as the
-  // value `other` has): a change it sends from now on goes to `receiver`, and the receiver's
-  // replay, fed into `other` below, comes back to this observer and is dropped as an echo.
-  // Per-observer state: `registered` runs in delivery order and delivery to one observer is never
-  // concurrent, so a plain captured var is safe.
+  // `other` first, without forwarding its replay: a change it sends from now on goes to
+  // `receiver`, and the receiver's replay, fed into `other` below, comes back to this observer on
+  // this thread and is dropped as the echo. Per-observer state: `registered` runs in delivery
+  // order and delivery to one observer is never concurrent, so a plain captured var is safe.
   var otherIsLive = false
   binding.add(
-    other.observe({ value in
-      if otherIsLive {
-        forward(value, from: .other, into: intoReceiver)
-      } else if !tracksThreads {
-        state.withLock { $0.replayed(value, from: .other) }
-      }
-    }, registered: { otherIsLive = true }))
+    other.observe(
+      { value in
+        if otherIsLive { forward(value, from: .other, into: intoReceiver) }
+      },
+      registered: { otherIsLive = true }
+    )
+  )
   binding.add(receiver.observe { value in forward(value, from: .receiver, into: intoOther) })
+  return binding
+}
+
+/// The two-way binding of `receiver` and `other` for `Equatable` values: stamped values, shared
+/// per producer with every other binding of it, so that groups of bindings settle (see `BindingSide`).
+@inlinable
+func bindBidirectionallySettling<Receiver: EventProducerType & BindableType, Other: EventProducerType & BindableType>(
+  _ receiver: Receiver,
+  _ other: Other
+) -> any DisposableType
+where
+  Receiver.Element == Receiver.Event,
+  Other.Event == Receiver.Event,
+  Other.Element == Receiver.Event,
+  Receiver.Event: Equatable
+{
+  let binding = SettlingBinding<Receiver.Event>()
+  binding.connect(receiver, other)
   return binding
 }

@@ -22,7 +22,8 @@ extension EventProducerType {
   @inlinable
   @discardableResult
   public func bindTo<Target: AnyObject>(
-    _ object: Target, _ keyPath: ReferenceWritableKeyPath<Target, Event>
+    _ object: Target,
+    _ keyPath: ReferenceWritableKeyPath<Target, Event>
   ) -> any DisposableType {
     let binding = SerialDisposable()
     binding.otherDisposable = observe { [weak object] event in
@@ -50,7 +51,8 @@ extension EventProducerType {
   @inlinable
   @discardableResult
   public func bindTo<Target: AnyObject>(
-    _ object: Target, _ keyPath: ReferenceWritableKeyPath<Target, Event?>
+    _ object: Target,
+    _ keyPath: ReferenceWritableKeyPath<Target, Event?>
   ) -> any DisposableType {
     let binding = SerialDisposable()
     binding.otherDisposable = observe { [weak object] event in

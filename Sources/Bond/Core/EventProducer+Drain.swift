@@ -27,11 +27,24 @@ import Synchronization
 // holder's use of it. `pending` is a `LockedState` (a pthread mutex).
 //
 // Registration goes through the same serialization (`Work.register`), so the replay and the live
-// events meet exactly: no duplicate, no gap. Disposal sets the observation's flag first (the drainer
-// checks it before each delivery), then submits a purge and waits until the drainer has executed
-// it, which is after the delivery that may be in flight on another thread; a disposal from inside a
-// delivery (the calling thread holds the rights) does not wait. The purge releases the observer's
-// closure.
+// events meet exactly: no duplicate, no gap.
+//
+// # Disposal never waits
+//
+// `dispose()` sets the observation's flag first (the drainer checks it before each delivery, so no
+// new delivery to that observer starts once it is set) and decrements `liveObservers`
+// (`observerCount` is exact when it returns). Then it asks for a purge, which removes the
+// disposed observers and releases their closures:
+// - the producer is idle (compare-exchange 0 → 1 succeeds): this thread purges at once and gives
+//   the rights back, draining what others queued meanwhile;
+// - another thread, or this one from inside a delivery, holds the rights: it raises
+//   `purgeRequested` and queues a `.purge` (counted in `wip` like any work, so the holder performs
+//   it before it leaves) and returns. The holder checks `purgeRequested` between work items, so the
+//   closure is released once the delivery running now returns, not behind the whole backlog.
+// No path waits, spins or yields for another thread: a delivery to the observer already running on
+// another thread runs to its end (RxSwift, ReactiveSwift and Combine behave the same). Operators
+// that need "not running any more" get it from their own state, checked under their own
+// serialization. `Verification/Drain.pml` models this protocol and checks it with spin.
 
 extension EventProducer {
   @inlinable
@@ -42,7 +55,6 @@ extension EventProducer {
     liveObservations.add(1, ordering: .relaxed)
     if isManaged { retainWhileObserved() }
     if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
-      drainer.store(currentThreadID(), ordering: .relaxed)
       registerDraining(box)
       finishDraining(accounted: 1)
     } else {
@@ -56,8 +68,7 @@ extension EventProducer {
   func submitContended(_ work: Work) {
     pending.withLock { $0.queue.push(work) }
     if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
-      drainer.store(currentThreadID(), ordering: .relaxed)
-      drainPendingDraining()
+      performPendingDraining()
       finishDraining(accounted: 1)
     }
   }
@@ -67,25 +78,24 @@ extension EventProducer {
   func finishDraining(accounted: Int) {
     var missed = accounted
     while true {
-      // Cleared before the subtraction: once `wip` may be 0, another thread may take the rights.
-      drainer.store(0, ordering: .relaxed)
       missed = wip.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
       if missed == 0 { return }
-      drainer.store(currentThreadID(), ordering: .relaxed)
-      drainPendingDraining()
+      performPendingDraining()
     }
   }
 
   /// Takes every queued work item in one lock and performs them in order (outside the lock).
   @inlinable
-  func drainPendingDraining() {
+  func performPendingDraining() {
     pending.withLock { swap(&$0.queue, &batch) }
     while let work = batch.pop() {
       switch work {
       case .event(let event): deliverDraining(event)
       case .register(let box): registerDraining(box)
-      case .purge(let ticket): purgeDraining(ticket: ticket)
+      case .purge: purgeDraining()
       }
+      // relaxed: a hint only; purgeDraining's exchange is what orders the purge after the flags.
+      if purgeRequested.load(ordering: .relaxed) { purgeDraining() }
     }
   }
 
@@ -133,51 +143,45 @@ extension EventProducer {
     observersCapacity = capacity
   }
 
-  /// Removes and releases disposed observers; marks purge `ticket` as executed.
+  /// Removes and releases disposed observers.
   @inlinable
-  func purgeDraining(ticket: Int) {
-    if let observers {
-      // Compacts in place and releases as it goes, with no temporary array. A closure's deinit may
-      // run user code, but whatever it sends, observes or disposes is queued (this thread holds the
-      // rights), nothing but the drainer reads the buffer, and the producer itself stays alive:
-      // the caller holds it (a sender, or a disposer through the observation's weak reference).
-      let count = observersCount
-      var kept = 0
-      for index in 0..<count {
-        let box = observers[index]
-        if box._withUnsafeGuaranteedRef({ $0.observation.disposed.load(ordering: .acquiring) }) {
-          box.release()
-        } else {
-          observers[kept] = box
-          kept += 1
-        }
+  func purgeDraining() {
+    // acquiringAndReleasing: a disposer sets its observation's flag before it raises this one, so
+    // every flag raised before the request this exchange takes is seen by the loads below. A
+    // request raised after it is still queued as `.purge` (or finds the producer idle).
+    _ = purgeRequested.exchange(false, ordering: .acquiringAndReleasing)
+    guard let observers else { return }
+    // Compacts in place and releases as it goes, with no temporary array. A closure's deinit may
+    // run user code, but whatever it sends, observes or disposes is queued (this thread holds the
+    // rights), nothing but the drainer reads the buffer, and the producer itself stays alive:
+    // the caller holds it (a sender, or a disposer through the observation's weak reference).
+    let count = observersCount
+    var kept = 0
+    for index in 0..<count {
+      let box = observers[index]
+      if box._withUnsafeGuaranteedRef({ $0.observation.disposed.load(ordering: .acquiring) }) {
+        box.release()
+      } else {
+        observers[kept] = box
+        kept += 1
       }
-      observersCount = kept
     }
-    // releasing: the disposer that acquires this sees every delivery before the purge finished.
-    if ticket > purgesDone.load(ordering: .relaxed) {
-      purgesDone.store(ticket, ordering: .releasing)
-    }
+    observersCount = kept
   }
 
-  /// Called once by the observation's first `dispose()`.
+  /// Called once by the observation's first `dispose()`, after it has set the observation's flag.
+  /// Never waits: see "Disposal never waits" above.
   @usableFromInline
   func observationDisposed() {
     liveObservers.subtract(1, ordering: .relaxed)
     liveObservations.subtract(1, ordering: .relaxed)
-    let ticket = purgesRequested.add(1, ordering: .acquiringAndReleasing).newValue
     if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
-      drainer.store(currentThreadID(), ordering: .relaxed)
-      purgeDraining(ticket: ticket)
+      purgeDraining()
       finishDraining(accounted: 1)
     } else {
-      let insideDelivery = drainer.load(ordering: .relaxed) == currentThreadID()
-      submitContended(.purge(ticket: ticket))
-      if !insideDelivery {
-        // Another thread holds the rights and may be delivering to this observer right now:
-        // wait until it has executed the purge, so no delivery to it is running or starts after.
-        while purgesDone.load(ordering: .acquiring) < ticket { yieldThread() }
-      }
+      // releasing: the flag set before this is visible to the drainer whose exchange takes it.
+      purgeRequested.store(true, ordering: .releasing)
+      submitContended(.purge)
     }
     if isManaged { releaseWhenUnobserved() }
   }

@@ -10,13 +10,14 @@ import Synchronization
 /// observation.dispose()
 /// ```
 ///
-/// Guarantees (see the README's "Contract"):
+/// Guarantees (the whole statement: <doc:Contract>):
 /// - `next` may be called from any number of threads at once; every event reaches every observer
 ///   registered before it and not disposed; observers are never called concurrently; events from
 ///   one thread arrive in the order it sent them; every observer sees the same order.
 /// - A `next` from inside an observer is queued and delivered after the current event has reached
 ///   every observer (no recursion, no deadlock).
-/// - After `dispose()` returns, no new delivery to that observer starts.
+/// - `dispose()` never waits: after it returns, no new delivery to that observer starts (one already
+///   running on another thread may run to its end); from inside a delivery it takes effect at once.
 /// - A new observer first receives the last `min(replayLength, sent)` events, then every later event,
 ///   with no duplicate and no gap.
 /// - An observation does not keep the producer alive (except a managed one, see
@@ -31,16 +32,14 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// Work submitted and not yet accounted for by the drainer ("work in progress"). 0: idle.
   /// Whoever moves it from 0 holds the delivery rights until it brings it back to 0.
   @usableFromInline let wip = Atomic<Int>(0)
-  /// The thread holding the delivery rights (0 when none), so that a `dispose()` made from inside
-  /// a delivery does not wait for itself. Written relaxed: only its own thread reads its id back.
-  @usableFromInline let drainer = Atomic<UInt>(0)
   /// Work sent while another thread (or a reentrant call) holds the delivery rights.
   @usableFromInline let pending: LockedState<Pending>
   /// Live observations (observe calls minus disposals), for `observerCount`.
   @usableFromInline let liveObservers = Atomic<Int>(0)
-  /// Purge requests handed out by `dispose()`, and the highest one executed by the drainer.
-  @usableFromInline let purgesRequested = Atomic<Int>(0)
-  @usableFromInline let purgesDone = Atomic<Int>(0)
+  /// Set by a `dispose()` that found another thread holding the delivery rights; the drainer checks
+  /// it between work items and purges at once, so a disposed observer's closure is released after
+  /// the delivery running now, not behind the whole backlog.
+  @usableFromInline let purgeRequested = Atomic<Bool>(false)
 
   // Drainer-owned state: touched only by the thread holding the delivery rights (`wip` > 0),
   // which the acquire/release operations on `wip` hand from one drainer to the next.
@@ -60,7 +59,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   enum Work {
     case event(Event)
     case register(ObserverBox<Event>)
-    case purge(ticket: Int)
+    case purge
   }
 
   @usableFromInline
@@ -84,7 +83,10 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// Creates a producer.
   /// - Parameter replayLength: how many of the latest events a new observer receives first (0 or more).
   public init(replayLength: Int = 0) {
-    precondition(replayLength >= 0, "EventProducer(replayLength:): replayLength must not be negative, got \(replayLength)")
+    precondition(
+      replayLength >= 0,
+      "EventProducer(replayLength:): replayLength must not be negative, got \(replayLength)"
+    )
     self.replayLength = replayLength
     self.replay = ReplayBuffer(capacity: replayLength)
     self.pending = LockedState(Pending())
@@ -98,7 +100,10 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// observer (Bond v4's managed lifecycle), so `center.bnd_notification(name).observe { }` works
   /// without holding it; when it is deallocated, the disposable that `producer` returned is disposed.
   public init(replayLength: Int = 0, producer: (@escaping (Event) -> Void) -> (any DisposableType)?) {
-    precondition(replayLength >= 0, "EventProducer(replayLength:producer:): replayLength must not be negative, got \(replayLength)")
+    precondition(
+      replayLength >= 0,
+      "EventProducer(replayLength:producer:): replayLength must not be negative, got \(replayLength)"
+    )
     self.replayLength = replayLength
     self.replay = ReplayBuffer(capacity: replayLength)
     self.pending = LockedState(Pending())
@@ -109,10 +114,17 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   }
 
   deinit {
-    // The observations still live end with the producer (a later dispose() finds it gone).
+    // The observations still live end with the producer: each reports `isDisposed` (Bond v4), and a
+    // later dispose() finds the flag set and does nothing. No thread holds the delivery rights (a
+    // drainer holds the producer), and the pending queue is empty (every push precedes its count,
+    // and the last drainer drained until the count was 0), so `observers` is all there is.
     liveObservations.subtract(liveObservers.load(ordering: .relaxed), ordering: .relaxed)
     if let observers {
-      for index in 0..<observersCount { observers[index].release() }
+      for index in 0..<observersCount {
+        // releasing: pairs with the acquiring load of `isDisposed`.
+        observers[index]._withUnsafeGuaranteedRef { $0.observation.disposed.store(true, ordering: .releasing) }
+        observers[index].release()
+      }
       observers.deallocate()
     }
     let (producerDisposable, disconnects) = lifecycle.withLock { state in
@@ -136,7 +148,6 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   public func next(_ event: Event) {
     // acquiringAndReleasing: acquires the drainer-owned state the previous drainer released.
     if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
-      drainer.store(currentThreadID(), ordering: .relaxed)
       deliverDraining(event)
       finishDraining(accounted: 1)
     } else {
@@ -167,4 +178,3 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
 }
 
 extension EventProducer: @unchecked Sendable where Event: Sendable {}
-

@@ -3,7 +3,7 @@
 /// Conforming types: ``EventProducer``, ``Observable``, ``ObservableArray`` and every operator's
 /// result (a light value that observes its upstream once per observer).
 ///
-/// The rules every producer of Bond keeps (the README's "Contract" section states them in full):
+/// The rules every producer of Bond keeps (<doc:Contract> states them in full, each with its test):
 /// delivery is lossless and serialized, a reentrant send is queued rather than recursed into,
 /// no new delivery starts after `dispose()` returns, and a new observer first receives the replay.
 public protocol EventProducerType<Event> {
@@ -38,7 +38,7 @@ extension EventProducerType {
   }
 }
 
-/// Something that can receive events from a binding (``EventProducerType/bindTo(_:)``).
+/// Something that can receive events from a binding (``EventProducerType/bindTo(_:)-mchj``).
 public protocol BindableType<Element> {
   /// The type of the values the target accepts.
   associatedtype Element

@@ -97,12 +97,10 @@ extension EventProducer {
     }
     switch role {
     case .deliverNow:
-      drainer.store(currentThreadID(), ordering: .relaxed)
       deliverDraining(event)
       finishDraining(accounted: 1)
     case .drain:
-      drainer.store(currentThreadID(), ordering: .relaxed)
-      drainPendingDraining()
+      performPendingDraining()
       finishDraining(accounted: 1)
     case .queued:
       break

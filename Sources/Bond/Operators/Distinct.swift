@@ -27,7 +27,8 @@ public struct Distinct<Upstream: EventProducerType>: EventProducerType where Ups
   @inlinable
   @discardableResult
   public func observe(
-    _ observer: @escaping (Upstream.Event) -> Void, registered: @escaping () -> Void
+    _ observer: @escaping (Upstream.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     // Per-observer state, captured once at subscription. Delivery to one observer is never
     // concurrent (guarantee 1), so a plain captured var is safe here.
@@ -37,7 +38,9 @@ public struct Distinct<Upstream: EventProducerType>: EventProducerType where Ups
         if let previous = last, previous == event { return }
         last = event
         observer(event)
-      }, registered: registered)
+      },
+      registered: registered
+    )
   }
 }
 

@@ -29,7 +29,8 @@ public struct Filter<Upstream: EventProducerType>: EventProducerType {
   @inlinable
   @discardableResult
   public func observe(
-    _ observer: @escaping (Upstream.Event) -> Void, registered: @escaping () -> Void
+    _ observer: @escaping (Upstream.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     let isIncluded = self.isIncluded
     return upstream.observe({ event in if isIncluded(event) { observer(event) } }, registered: registered)

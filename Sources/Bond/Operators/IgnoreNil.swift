@@ -26,7 +26,8 @@ public struct IgnoreNil<Upstream: EventProducerType>: EventProducerType where Up
   @inlinable
   @discardableResult
   public func observe(
-    _ observer: @escaping (Upstream.Event.Wrapped) -> Void, registered: @escaping () -> Void
+    _ observer: @escaping (Upstream.Event.Wrapped) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     upstream.observe({ event in if let value = event.optional { observer(value) } }, registered: registered)
   }

@@ -33,9 +33,11 @@ public struct Log<Upstream: EventProducerType>: EventProducerType {
   @inlinable
   @discardableResult
   public func observe(
-    _ observer: @escaping (Upstream.Event) -> Void, registered: @escaping () -> Void
+    _ observer: @escaping (Upstream.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
-    let tag = self.tag, output = self.output
+    let tag = self.tag
+    let output = self.output
     output("\(tag) observe (thread \(logThreadName()))")
     let observation = upstream.observe(
       { event in
@@ -45,7 +47,8 @@ public struct Log<Upstream: EventProducerType>: EventProducerType {
       registered: {
         output("\(tag) registered (thread \(logThreadName()))")
         registered()
-      })
+      }
+    )
     return LogDisposable(observation: observation) { output("\(tag) disposed (thread \(logThreadName()))") }
   }
 }

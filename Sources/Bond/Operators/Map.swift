@@ -30,7 +30,8 @@ public struct Map<Upstream: EventProducerType, Output>: EventProducerType {
   @inlinable
   @discardableResult
   public func observe(
-    _ observer: @escaping (Output) -> Void, registered: @escaping () -> Void
+    _ observer: @escaping (Output) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     let transform = self.transform
     return upstream.observe({ event in observer(transform(event)) }, registered: registered)

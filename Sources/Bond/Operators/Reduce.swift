@@ -34,7 +34,8 @@ public struct Reduce<Upstream: EventProducerType, Output>: EventProducerType {
   @inlinable
   @discardableResult
   public func observe(
-    _ observer: @escaping (Output) -> Void, registered: @escaping () -> Void
+    _ observer: @escaping (Output) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     let combine = self.combine
     // Per-observer state, captured once at subscription. Delivery to one observer is never
@@ -44,7 +45,9 @@ public struct Reduce<Upstream: EventProducerType, Output>: EventProducerType {
       { event in
         accumulation = combine(accumulation, event)
         observer(accumulation)
-      }, registered: registered)
+      },
+      registered: registered
+    )
   }
 }
 
@@ -61,7 +64,8 @@ extension EventProducerType {
   /// - Returns: a lazy producer with the same replay length.
   @inlinable
   public func reduce<Output>(
-    _ initial: Output, _ combine: @escaping (Output, Event) -> Output
+    _ initial: Output,
+    _ combine: @escaping (Output, Event) -> Output
   ) -> Reduce<Self, Output> {
     Reduce(upstream: self, initial: initial, combine: combine)
   }

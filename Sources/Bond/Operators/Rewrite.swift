@@ -29,7 +29,8 @@ public struct Rewrite<Upstream: EventProducerType, Output>: EventProducerType {
   @inlinable
   @discardableResult
   public func observe(
-    _ observer: @escaping (Output) -> Void, registered: @escaping () -> Void
+    _ observer: @escaping (Output) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     let value = self.value
     return upstream.observe({ _ in observer(value) }, registered: registered)

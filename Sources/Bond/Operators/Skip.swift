@@ -32,7 +32,8 @@ public struct Skip<Upstream: EventProducerType>: EventProducerType {
   @inlinable
   @discardableResult
   public func observe(
-    _ observer: @escaping (Upstream.Event) -> Void, registered: @escaping () -> Void
+    _ observer: @escaping (Upstream.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     if count == 0 { return upstream.observe(observer, registered: registered) }
     // Per-observer state, captured once at subscription. Delivery to one observer is never
@@ -45,7 +46,9 @@ public struct Skip<Upstream: EventProducerType>: EventProducerType {
         } else {
           observer(event)
         }
-      }, registered: registered)
+      },
+      registered: registered
+    )
   }
 }
 

@@ -31,7 +31,8 @@ public struct StartWith<Upstream: EventProducerType>: EventProducerType {
   @inlinable
   @discardableResult
   public func observe(
-    _ observer: @escaping (Upstream.Event) -> Void, registered: @escaping () -> Void
+    _ observer: @escaping (Upstream.Event) -> Void,
+    registered: @escaping () -> Void
   ) -> any DisposableType {
     observer(event)
     return upstream.observe(observer, registered: registered)

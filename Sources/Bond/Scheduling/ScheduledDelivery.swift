@@ -32,21 +32,36 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
 
   @inlinable
   init(
-    scheduler: S, observer: @escaping (Event) -> Void, registered: (() -> Void)?,
-    bufferLimit: Int = .max, overflowPolicy: DeliveryOverflowPolicy = .dropOldest,
+    scheduler: S,
+    observer: @escaping (Event) -> Void,
+    registered: (() -> Void)?,
+    bufferLimit: Int = .max,
+    overflowPolicy: DeliveryOverflowPolicy = .dropOldest,
     statistics: DeliveryStatistics? = nil
   ) {
     self.scheduler = scheduler
     self.statistics = statistics
     self.isBounded = bufferLimit != .max
-    self.state = LockedState(Machine(
-      observer: UncheckedSendable(observer), registered: registered.map { UncheckedSendable($0) },
-      bufferLimit: bufferLimit, overflowPolicy: overflowPolicy))
+    self.state = LockedState(
+      Machine(
+        observer: UncheckedSendable(observer),
+        registered: registered.map { UncheckedSendable($0) },
+        bufferLimit: bufferLimit,
+        overflowPolicy: overflowPolicy
+      )
+    )
   }
 
+  /// Whether `dispose()` was called: the drain checks it before each delivery.
+  @inlinable
+  var isStopped: Bool {
+    disposedFlag.load(ordering: .acquiring)
+  }
+
+  /// Disposed, or its upstream observation ended (the upstream producer was deallocated).
   @inlinable
   var isDisposed: Bool {
-    disposedFlag.load(ordering: .acquiring)
+    isStopped || state.withLock { $0.upstream?.isDisposed ?? false }
   }
 
   /// Queues `event` for delivery (from any thread). With `endsRegistration`, the `registered`
@@ -98,7 +113,8 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   /// Observes `upstream` into this delivery (forwarding its registration's end when `forwardRegistered`)
   /// and keeps the observation to dispose with this delivery.
   @inlinable
-  func connect<Upstream: EventProducerType>(to upstream: Upstream, forwardRegistered: Bool) where Upstream.Event == Event {
+  func connect<Upstream: EventProducerType>(to upstream: Upstream, forwardRegistered: Bool)
+  where Upstream.Event == Event {
     let observation: any DisposableType
     if forwardRegistered {
       observation = upstream.observe({ self.send($0) }, registered: { self.endRegistration() })
@@ -145,15 +161,15 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
         var offset = 0
         while let event = batch.pop() {
           if let registered, registered.offset == offset {
-            guard !isDisposed else { return }
+            guard !isStopped else { return }
             registered.callback.value()
           }
-          guard !isDisposed else { return }
+          guard !isStopped else { return }
           observer.value(event)
           offset += 1
         }
         if let registered, registered.offset == offset {
-          guard !isDisposed else { return }
+          guard !isStopped else { return }
           registered.callback.value()
         }
         delivered += offset
@@ -174,10 +190,10 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
         scheduleDrain()
         return
       case .registered(let callback):
-        guard !isDisposed else { return }
+        guard !isStopped else { return }
         callback.value()
       case .deliver(let observer, let event):
-        guard !isDisposed else { return }
+        guard !isStopped else { return }
         observer.value(event)
         delivered += 1
       }

@@ -6,10 +6,12 @@ let stressScale = Int(ProcessInfo.processInfo.environment["BOND_STRESS_SCALE"] ?
 
 /// Runs `body(thread)` on `threads` threads released together by a barrier, and waits for all.
 func runTogether(threads: Int, _ body: @escaping @Sendable (Int) -> Void) {
-  let ready = DispatchGroup(), done = DispatchGroup()
+  let ready = DispatchGroup()
+  let done = DispatchGroup()
   let start = DispatchSemaphore(value: 0)
   for thread in 0..<threads {
-    ready.enter(); done.enter()
+    ready.enter()
+    done.enter()
     Thread.detachNewThread {
       ready.leave()
       start.wait()
@@ -26,8 +28,16 @@ func runTogether(threads: Int, _ body: @escaping @Sendable (Int) -> Void) {
 final class Recorder<T>: @unchecked Sendable {
   private let lock = NSLock()
   private var stored: [T] = []
-  func add(_ item: T) { lock.lock(); stored.append(item); lock.unlock() }
-  var items: [T] { lock.lock(); defer { lock.unlock() }; return stored }
+  func add(_ item: T) {
+    lock.lock()
+    stored.append(item)
+    lock.unlock()
+  }
+  var items: [T] {
+    lock.lock()
+    defer { lock.unlock() }
+    return stored
+  }
 }
 
 /// Detects two calls running at once: `enter` must never find another call inside.

@@ -11,5 +11,9 @@ final class LateRegistration<Event>: EventProducerType {
     pending.append(registered)
     return producer.observe(observer)
   }
-  func finish() { let calls = pending; pending = []; for call in calls { call() } }
+  func finish() {
+    let calls = pending
+    pending = []
+    for call in calls { call() }
+  }
 }

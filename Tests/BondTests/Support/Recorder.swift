@@ -4,8 +4,16 @@ import Foundation
 final class Recorder<T>: @unchecked Sendable {
   private let lock = NSLock()
   private var stored: [T] = []
-  func add(_ item: T) { lock.lock(); stored.append(item); lock.unlock() }
-  var items: [T] { lock.lock(); defer { lock.unlock() }; return stored }
+  func add(_ item: T) {
+    lock.lock()
+    stored.append(item)
+    lock.unlock()
+  }
+  var items: [T] {
+    lock.lock()
+    defer { lock.unlock() }
+    return stored
+  }
 }
 
 /// An object whose deallocation a test can watch through a weak reference.

@@ -4,7 +4,8 @@ import Testing
 /// Sends `inputs` (time, value) into a producer at those virtual times, through `operate`, and
 /// returns what was delivered as "value@time", after running the clock until `end` (then disposes).
 func timeline<P: EventProducerType>(
-  _ inputs: [(Double, Int)], until end: Double,
+  _ inputs: [(Double, Int)],
+  until end: Double,
   _ operate: (EventProducer<Int>, TestScheduler) -> P
 ) -> [String] where P.Event == Int {
   let clock = TestScheduler()

@@ -9,7 +9,8 @@ func registerBondMapFilter() {
   register(.s2, .bond) { benchmark in
     let sink = Sink()
     let producer = EventProducer<Int>()
-    let disposable = producer
+    let disposable =
+      producer
       .map { $0 + 1 }
       .filter { $0 % 2 == 0 }
       .map { $0 * 2 }

@@ -18,7 +18,8 @@ final class Count: Sendable {
 
 func allocatedBytes() -> Int {
   // Writing "epoch" refreshes jemalloc's cached statistics.
-  var oldEpoch: UInt64 = 0, newEpoch: UInt64 = 1
+  var oldEpoch: UInt64 = 0
+  var newEpoch: UInt64 = 1
   var size = MemoryLayout<UInt64>.size
   _ = mallctl("epoch", &oldEpoch, &size, &newEpoch, size)
   var allocated = 0
@@ -30,13 +31,18 @@ func allocatedBytes() -> Int {
 func mebibytes(_ bytes: Int) -> String { String(format: "%.2f MiB", Double(bytes) / 1_048_576) }
 
 var arguments = CommandLine.arguments.dropFirst()
-var events = 100_000_000, cycles = 10_000_000
+var events = 100_000_000
+var cycles = 10_000_000
 while let argument = arguments.popFirst() {
   switch argument {
-  case "--short": events = 2_000_000; cycles = 200_000
+  case "--short":
+    events = 2_000_000
+    cycles = 200_000
   case "--events": events = Int(arguments.popFirst() ?? "") ?? events
   case "--cycles": cycles = Int(arguments.popFirst() ?? "") ?? cycles
-  default: print("usage: BondSoak [--short] [--events N] [--cycles M]"); exit(2)
+  default:
+    print("usage: BondSoak [--short] [--events N] [--cycles M]")
+    exit(2)
   }
 }
 
@@ -50,7 +56,8 @@ func soak(events: Int, cycles: Int) -> Bool {
   let ok = soakGraph(source: source, inner: inner, events: events, cycles: cycles)
   // The graph is gone (its bag disposed, the shared producer released): nothing may observe.
   if source.observerCount != 0 || inner.observerCount != 0 {
-    print("LEAK: \(source.observerCount + inner.observerCount) observations left"); return false
+    print("LEAK: \(source.observerCount + inner.observerCount) observations left")
+    return false
   }
   return ok
 }
@@ -58,8 +65,16 @@ func soak(events: Int, cycles: Int) -> Bool {
 func soakGraph(source: EventProducer<Int>, inner: EventProducer<Int>, events: Int, cycles: Int) -> Bool {
   let other = Observable(0)
   let queue = DispatchQueue(label: "soak.deliverOn")
-  let plain = Count(), chained = Count(), shared = Count(), combined = Count(), merged = Count()
-  let delivered = Count(), switched = Count(), throttled = Count(), churned = Count(), cyclesDone = Count()
+  let plain = Count()
+  let chained = Count()
+  let shared = Count()
+  let combined = Count()
+  let merged = Count()
+  let delivered = Count()
+  let switched = Count()
+  let throttled = Count()
+  let churned = Count()
+  let cyclesDone = Count()
 
   let bag = DisposeBag()
   source.observe { _ in plain.add() }.disposeIn(bag)
@@ -109,14 +124,26 @@ func soakGraph(source: EventProducer<Int>, inner: EventProducer<Int>, events: In
   ]
   var ok = true
   for (name, got, want) in expectations {
-    if got != want { print("LOST: \(name) got \(got), expected \(want)"); ok = false }
+    if got != want {
+      print("LOST: \(name) got \(got), expected \(want)")
+      ok = false
+    }
   }
   // Events are 0..<sent, each once: x*3 is even exactly when x is even; skip(1) drops the first of them.
   let evens = (sent + 1) / 2
-  if chained.total != evens - 1 { print("LOST: chain got \(chained.total), expected \(evens - 1)"); ok = false }
-  if switched.total == 0 || throttled.total == 0 { print("no event through switchToLatest or throttle"); ok = false }
+  if chained.total != evens - 1 {
+    print("LOST: chain got \(chained.total), expected \(evens - 1)")
+    ok = false
+  }
+  if switched.total == 0 || throttled.total == 0 {
+    print("no event through switchToLatest or throttle")
+    ok = false
+  }
   bag.dispose()
-  if churned.total == 0 { print("no event reached the churning observers"); ok = false }
+  if churned.total == 0 {
+    print("no event reached the churning observers")
+    ok = false
+  }
   print("  pass: \(sent) events, \(cyclesDone.total) subscribe/dispose cycles")
   lastCycles = cyclesDone.total
   return ok

@@ -1,0 +1,173 @@
+/// The result of ``combineLatest(_:_:)`` (and its overloads for more producers) and
+/// ``EventProducerType/combineLatestWith(_:)``: tuples of the latest events of several producers.
+///
+/// Nothing is delivered until every upstream has sent; then each event of any upstream delivers
+/// one tuple of the latest event of each. What the upstreams send concurrently is serialized:
+/// tuples are delivered one at a time, a component never goes back to an older event of its
+/// upstream, and the last tuple holds the last event of each upstream.
+///
+/// A lazy value: each observation observes every upstream once, in order. It does not keep the
+/// upstreams alive (the value does, like every operator). `registered` is forwarded once every
+/// upstream has finished registering.
+///
+/// `Event` is the flat tuple `(P1.Event, P2.Event, ...)` of the upstreams' events. One N-ary core
+/// serves every arity; see "The entry points" in `CombineLatest.swift` for how it is built so that
+/// everything it does per event is specialized for the upstreams' types.
+///
+/// How: each observation keeps the latest events in one tuple of storage, written element by
+/// element. Each upstream's events go into a queue of their own type and their position goes into a
+/// private `EventProducer<Int>` (lossless, serialized, reentrancy-safe), whose single observer
+/// moves the event into the tuple and delivers the tuple. No allocation per event.
+/// - Note: thread-safe: the upstreams may send from any threads at once.
+public struct CombineLatest<Event>: EventProducerType {
+  /// The combined producers, in order, each behind closures made for its own type.
+  @usableFromInline let sources: [CombineLatestSource]
+
+  @inlinable
+  init(sources: [CombineLatestSource]) {
+    self.sources = sources
+  }
+
+  /// The last upstream's replay length when every upstream replays something, else 0: the
+  /// upstreams are observed in order, so only the last one's replay can complete tuples.
+  @inlinable
+  public var replayLength: Int {
+    let lengths = sources.map { $0.replayLength() }
+    return lengths.contains(0) ? 0 : lengths.last ?? 0
+  }
+
+  /// Observes every upstream; delivers a tuple once all have sent, then one per event.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
+    observe(observer, registered: {})
+  }
+
+  /// Observes every upstream; calls `registered` once all of them have finished registering
+  /// (after the tuples that their replays complete).
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+    var layout = TupleLayout()
+    let parts = sources.map { $0.makeSlot(&layout) }
+    precondition(
+      layout.size == MemoryLayout<Event>.size && layout.alignment == MemoryLayout<Event>.alignment,
+      "combineLatest: the tuple layout differs from the compiler's"
+    )
+    let serializer = EventProducer<Int>()
+    let sink = CombineLatestSink(slots: parts.map(\.slot), observer: observer, registered: registered)
+    // The inbox goes first: disposing it starts no new delivery (one in flight on another thread
+    // runs to its end, never waited for) and releases the observer and the latest events once no
+    // delivery runs; then the upstreams are let go.
+    let disposables = CompositeDisposable([serializer.observe { sink.receive($0) }])
+    for (position, part) in parts.enumerated() {
+      disposables.add(part.observe(position, serializer))
+    }
+    return disposables
+  }
+}
+
+/// One upstream of a `combineLatest`, behind closures made where its type is concrete (so they
+/// are specialized for it, unlike code in a loop over a parameter pack or in a generic class's
+/// overridden methods).
+@usableFromInline
+struct CombineLatestSource {
+  /// Observes the upstream: each event is queued and the given position sent into the serializer;
+  /// so is the end of its registration (as ``CombineLatestStateMachine/registeredMarker``).
+  @usableFromInline typealias Observe = (_ position: Int, _ serializer: EventProducer<Int>) -> any DisposableType
+
+  /// The upstream's replay length.
+  @usableFromInline let replayLength: () -> Int
+  /// Places the upstream's element at the next offset of `layout`; makes its slot (which the
+  /// observation keeps) and the function that observes the upstream into it (used once: it holds
+  /// the upstream, which the observation must not keep alive).
+  @usableFromInline let makeSlot: (inout TupleLayout) -> (slot: CombineLatestSlot, observe: Observe)
+
+  @inlinable
+  init<Upstream: EventProducerType>(_ upstream: Upstream) {
+    replayLength = { upstream.replayLength }
+    makeSlot = { layout in
+      let queue = CombineLatestQueue<Upstream.Event>(offset: layout.append(Upstream.Event.self))
+      let observe: Observe = { position, serializer in
+        // The closures hold the serializer and the queue: they live while the upstream can send.
+        upstream.observe(
+          { event in
+            queue.push(event)
+            serializer.next(position)
+          },
+          registered: { serializer.next(CombineLatestStateMachine.registeredMarker) }
+        )
+      }
+      return (CombineLatestSlot(queue), observe)
+    }
+  }
+}
+
+/// One upstream's part of a `combineLatest` observation, type-erased: the closures reach its
+/// ``CombineLatestQueue`` with its concrete type.
+@usableFromInline
+struct CombineLatestSlot {
+  /// Moves the upstream's oldest queued event into the tuple at the given address.
+  /// Returns true when it is the upstream's first event.
+  @usableFromInline let storeNext: (UnsafeMutableRawPointer) -> Bool
+  /// Deinitializes the upstream's element of the tuple at the given address, if set.
+  @usableFromInline let clear: (UnsafeMutableRawPointer) -> Void
+
+  @inlinable
+  init<Value>(_ queue: CombineLatestQueue<Value>) {
+    storeNext = { base in queue.storeNext(in: base) }
+    clear = { base in queue.clear(in: base) }
+  }
+}
+
+// # The entry points
+//
+// One N-ary core, `CombineLatest<Event>` over an array of `CombineLatestSource`s, does the work for
+// every arity. The free functions for 2 to 10 producers (in `CombineLatest+Arity.swift`, generated
+// by `Scripts/generate-arity.py`) are one-line, non-variadic entry points into it, for two reasons
+// found with Swift 6.3:
+// - Speed. The closures that run per event must be formed where the upstreams' types are
+//   concrete. The optimizer does not specialize a loop over a parameter pack (its body stays
+//   generic over the element's type) nor a generic class's overridden methods, and such code
+//   costs thousands of instructions per event in runtime metadata lookups. A function of plain
+//   generic parameters is specialized in the caller's module, and so are the closures it forms.
+// - Type checking. A variadic function's pack cannot be inferred together with a closure in the
+//   same expression (`combineLatest(a, b).map { x, y in ... }` does not type-check against
+//   `combineLatest(_:_:_: repeat each P)`), and a closure's tuple parameter is destructured
+//   (`{ email, pass in }`, `{ "\($0)\($1)" }`), and `$0.0` read, only when it is a plain tuple.
+// The variadic function below serves more than 10 producers, with unspecialized closures.
+
+/// Combines the latest events of any number of producers (of any types) into flat tuples.
+///
+/// The overloads for 2 to 10 producers are preferred where they apply; this one serves more.
+/// With Swift 6.3, bind the result to a constant before chaining a closure onto it
+/// (`let all = combineLatest(...); all.observe { ... }`): the type checker cannot infer the
+/// producers' pack together with a closure in one expression. Its per-event work is not
+/// specialized for the producers' types (slower than the overloads, still no allocation).
+/// - Precondition: at least two producers.
+/// - Returns: a lazy producer of `(P1.Event, P2.Event, ...)`. See ``CombineLatest``.
+@inlinable
+public func combineLatest<each P: EventProducerType>(
+  _ producers: repeat each P
+) -> CombineLatest<(repeat (each P).Event)> {
+  var sources: [CombineLatestSource] = []
+  for producer in repeat each producers { sources.append(CombineLatestSource(producer)) }
+  precondition(sources.count >= 2, "combineLatest(_:...): needs at least two producers, got \(sources.count)")
+  return CombineLatest(sources: sources)
+}
+
+extension EventProducerType {
+  /// Combines the latest event of this producer with the latest event of `other` (Bond v4's
+  /// `combineLatestWith`): nothing until both have sent, then one tuple per event of either.
+  ///
+  /// ```swift
+  /// a.combineLatestWith(b).observe { a, b in print(a, b) }
+  /// ```
+  /// - Returns: a lazy producer of `(Event, Other.Event)`. See ``CombineLatest``.
+  @inlinable
+  public func combineLatestWith<Other: EventProducerType>(
+    _ other: Other
+  ) -> CombineLatest<(Event, Other.Event)> {
+    CombineLatest(sources: [CombineLatestSource(self), CombineLatestSource(other)])
+  }
+}

@@ -1,0 +1,39 @@
+/// The state of one `combineLatest` observation: which sources have sent, and which have finished
+/// registering.
+///
+/// A pure value, owned by the single observer of the observation's serializer (never called
+/// concurrently), so it needs no lock and can be tested with no threads. The latest events
+/// themselves live in the observation's tuple storage (see ``CombineLatestSink``).
+@usableFromInline
+struct CombineLatestStateMachine {
+  /// What an upstream sends into the serializer, instead of its position, when it has finished
+  /// registering.
+  @inlinable static var registeredMarker: Int { -1 }
+
+  /// The sources that have not sent yet.
+  @usableFromInline var silentSources: Int
+  /// The sources that have not finished registering yet.
+  @usableFromInline var unregisteredSources: Int
+
+  @inlinable
+  init(sourceCount: Int) {
+    silentSources = sourceCount
+    unregisteredSources = sourceCount
+  }
+
+  /// A source's event was stored as its latest; `isItsFirst` when that source had not sent before.
+  /// - Returns: whether the tuple is complete: deliver it now.
+  @inlinable
+  mutating func eventStored(isItsFirst: Bool) -> Bool {
+    if isItsFirst { silentSources -= 1 }
+    return silentSources == 0
+  }
+
+  /// A source has finished registering.
+  /// - Returns: true when it was the last one: the observation's `registered` is due now.
+  @inlinable
+  mutating func sourceRegistered() -> Bool {
+    unregisteredSources -= 1
+    return unregisteredSources == 0
+  }
+}

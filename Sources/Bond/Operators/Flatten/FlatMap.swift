@@ -1,0 +1,74 @@
+/// How ``EventProducerType/flatMap(_:_:)`` flattens the inner producers.
+public enum FlatMapStrategy: Sendable, Hashable {
+  /// Forward only the latest inner producer's events (``EventProducerType/switchToLatest()``).
+  case latest
+  /// Forward every inner producer's events (``EventProducerType/merge()``).
+  case merge
+}
+
+/// The result of ``EventProducerType/flatMap(_:_:)``: each event transformed into a producer,
+/// flattened by `strategy`.
+///
+/// Equivalent to `map(transform)` then `.switchToLatest()` (``FlatMapStrategy/latest``) or
+/// `.merge()` (``FlatMapStrategy/merge``), with the transform composed into the observation
+/// (no intermediate stage).
+/// - Note: thread-safe; `transform` runs on the thread that delivers the upstream's event, never
+///   concurrently for one observation.
+public struct FlatMap<Upstream: EventProducerType, Inner: EventProducerType>: EventProducerType {
+  public typealias Event = Inner.Event
+
+  @usableFromInline let upstream: Upstream
+  @usableFromInline let strategy: FlatMapStrategy
+  @usableFromInline let transform: (Upstream.Event) -> Inner
+
+  @inlinable
+  init(upstream: Upstream, strategy: FlatMapStrategy, transform: @escaping (Upstream.Event) -> Inner) {
+    self.upstream = upstream
+    self.strategy = strategy
+    self.transform = transform
+  }
+
+  /// The upstream's replay length: each inner it replays is counted as one event.
+  @inlinable
+  public var replayLength: Int { upstream.replayLength }
+
+  /// Observes the upstream and the inner producers made of its events.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
+    observe(observer, registered: {})
+  }
+
+  /// Observes the upstream and the inner producers made of its events; `registered` is called
+  /// once the upstream has finished registering.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+    switch strategy {
+    case .latest:
+      SwitchToLatestSink.observe(outer: upstream, transform: transform, observer: observer, registered: registered)
+    case .merge:
+      MergeSink.observe(outer: upstream, transform: transform, observer: observer, registered: registered)
+    }
+  }
+}
+
+extension EventProducerType {
+  /// Transforms each event into a producer and forwards the events of those producers:
+  /// only the latest one's (`.latest`) or all of them (`.merge`).
+  ///
+  /// ```swift
+  /// userID.flatMap(.latest) { id in api.profile(id) }.observe { print($0) }
+  /// ```
+  /// - Parameters:
+  ///   - strategy: ``FlatMapStrategy/latest`` (like `switchToLatest`) or ``FlatMapStrategy/merge``.
+  ///   - transform: called once per event per observer, on the delivering thread.
+  /// - Returns: a lazy producer of the inner producers' events. See ``FlatMap``.
+  @inlinable
+  public func flatMap<Inner: EventProducerType>(
+    _ strategy: FlatMapStrategy,
+    _ transform: @escaping (Event) -> Inner
+  ) -> FlatMap<Self, Inner> {
+    FlatMap(upstream: self, strategy: strategy, transform: transform)
+  }
+}

@@ -1,0 +1,141 @@
+/// The result of ``EventProducerType/switchToLatest()``: the events of the latest inner producer.
+///
+/// Each inner producer the outer sends replaces the previous one: the previous one's observation is
+/// disposed and released, the new one is observed (its replay included). Once a newer inner has
+/// arrived, nothing of an older one is forwarded, even when it sends concurrently with the switch.
+/// What the inners and the outer send concurrently is serialized; an inner received from inside a
+/// delivery, or one that replays on registration, keeps that order. `registered` is forwarded once
+/// the outer has finished registering.
+///
+/// The observation keeps the current inner alive while it forwards it, as long as the outer lives.
+/// Disposing it disposes the outer's and the current inner's observations and releases them.
+/// - Note: thread-safe.
+public struct SwitchToLatest<Upstream: EventProducerType>: EventProducerType where Upstream.Event: EventProducerType {
+  /// The events of the inner producers.
+  public typealias Event = Upstream.Event.Event
+
+  /// The producer of inner producers.
+  @usableFromInline let upstream: Upstream
+
+  @inlinable
+  init(upstream: Upstream) {
+    self.upstream = upstream
+  }
+
+  /// The outer's replay length: each inner it replays is counted as one event (the inners' own
+  /// replays are not known before they arrive).
+  @inlinable
+  public var replayLength: Int { upstream.replayLength }
+
+  /// Observes the outer producer and, at each time, the latest inner producer it sent.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
+    observe(observer, registered: {})
+  }
+
+  /// Observes the outer producer and, at each time, the latest inner producer it sent;
+  /// `registered` is called once the outer has finished registering.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+    SwitchToLatestSink.observe(outer: upstream, transform: { $0 }, observer: observer, registered: registered)
+  }
+}
+
+/// The single observer of a `switchToLatest` observation's serializer: it owns the state, switches
+/// the inner observation and calls the observer. The serializer never calls it concurrently, so it
+/// needs no lock, and the observer is called with no lock held.
+@usableFromInline
+final class SwitchToLatestSink<Inner: EventProducerType> {
+  @usableFromInline typealias Input = SwitchToLatestInput<Inner, Inner.Event>
+
+  /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
+  @exclusivity(unchecked) @usableFromInline var machine = SwitchToLatestStateMachine<Inner>()
+  @usableFromInline let observer: (Inner.Event) -> Void
+  @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
+  /// The current inner observation; replacing it disposes the previous one.
+  @usableFromInline let current: SerialDisposable
+  /// Unowned: the serializer holds this sink; it is alive whenever it calls `receive`.
+  @usableFromInline unowned let serializer: EventProducer<Input>
+
+  @inlinable
+  init(
+    serializer: EventProducer<Input>,
+    current: SerialDisposable,
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
+  ) {
+    self.serializer = serializer
+    self.current = current
+    self.observer = observer
+    self.registered = registered
+  }
+
+  @inlinable
+  func receive(_ input: Input) {
+    switch input {
+    case .event(let event, let generation):
+      if machine.shouldForward(generation: generation) { observer(event) }
+    case .inner(let inner):
+      let (generation, released) = machine.innerReceived(inner)
+      // The inner's closure holds the serializer: it lives while the inner can send. A replay is
+      // queued behind this delivery, so it keeps the serialized order. Replacing the observation
+      // disposes the previous one without waiting (a delivery of it in flight on another thread only
+      // queues into the serializer); whatever it queues from now on has an old generation.
+      let serializer = self.serializer
+      current.otherDisposable = inner.observe { serializer.next(.event($0, generation: generation)) }
+      _ = released  // released here, after its observation was disposed
+    case .registered:
+      let registered = self.registered
+      self.registered = nil
+      registered?()
+    case .outerEnded:
+      let released = machine.outerEnded()
+      _ = released  // its observation goes on
+    }
+  }
+
+  /// Starts a switchToLatest observation of `outer`, each event `transform`ed into an inner.
+  @inlinable
+  static func observe<Outer: EventProducerType>(
+    outer: Outer,
+    transform: @escaping (Outer.Event) -> Inner,
+    observer: @escaping (Inner.Event) -> Void,
+    registered: @escaping () -> Void
+  ) -> any DisposableType {
+    let serializer = EventProducer<Input>()
+    let current = SerialDisposable()
+    let sink = SwitchToLatestSink(serializer: serializer, current: current, observer: observer, registered: registered)
+    // The inbox goes first: disposing it starts no new delivery (one in flight on another thread
+    // runs to its end, never waited for) and releases the observer and the state once no delivery
+    // runs; then the outer and the inner are let go.
+    let disposables = CompositeDisposable([serializer.observe { sink.receive($0) }])
+    let link = OuterReleaseNotifier(serializer: serializer, ended: Input.outerEnded)
+    disposables.add(
+      outer.observe(
+        { event in link.serializer.next(.inner(transform(event))) },
+        registered: { serializer.next(.registered) }
+      )
+    )
+    disposables.add(current)
+    return disposables
+  }
+}
+
+extension EventProducerType where Event: EventProducerType {
+  /// Forwards the events of the latest inner producer this producer sent (Bond v4's
+  /// `switchToLatest`): none of an earlier inner once a newer one has arrived.
+  ///
+  /// ```swift
+  /// let outer = EventProducer<EventProducer<Int>>()
+  /// outer.switchToLatest().observe { print($0) }
+  /// outer.next(first); first.next(1)    // prints 1
+  /// outer.next(second); first.next(2)   // prints nothing
+  /// ```
+  /// - Returns: a lazy producer of the latest inner producer's events. See ``SwitchToLatest``.
+  @inlinable
+  public func switchToLatest() -> SwitchToLatest<Self> {
+    SwitchToLatest(upstream: self)
+  }
+}

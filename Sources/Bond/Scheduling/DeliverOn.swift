@@ -1,0 +1,154 @@
+import Synchronization
+
+extension EventProducerType where Event: Sendable {
+  /// Delivers every event on `queue`: in order, none lost, never two at once (also on a concurrent
+  /// queue), the replayed events too.
+  ///
+  /// ```swift
+  /// model.results.deliverOn(.main).observe { results in table.reload(results) }
+  /// ```
+  ///
+  /// Events are buffered and one scheduled drain delivers them, so a burst of events costs a few
+  /// `schedule` calls, not one per event. The replay is delivered on `queue` too (so it arrives
+  /// after `observe` returns), and `registered` (see ``EventProducerType/observe(_:registered:)``)
+  /// is called on `queue` right after it. After `dispose()` returns no new delivery starts (one
+  /// already running on the queue's thread runs to its end), and the waiting events and the
+  /// observer are released at once.
+  ///
+  /// The buffer is unbounded: a consumer slower than its producer makes it grow. To bound it, see
+  /// ``deliverOn(_:bufferLimit:whenFull:statistics:)``.
+  @inlinable
+  public func deliverOn<S: Scheduler>(_ queue: S) -> DeliverOn<Self, S> {
+    DeliverOn(upstream: self, scheduler: queue, bufferLimit: .max, overflowPolicy: .dropOldest, statistics: nil)
+  }
+
+  /// Delivers events on `queue` like ``deliverOn(_:)``, keeping at most `bufferLimit` of them
+  /// waiting: when the buffer is full, `policy` says which event is dropped, and `statistics` (if
+  /// given) counts the drops.
+  ///
+  /// ```swift
+  /// let drops = DeliveryStatistics()
+  /// sensor.readings
+  ///   .deliverOn(.main, bufferLimit: 100, whenFull: .dropOldest, statistics: drops)
+  ///   .observe { reading in chart.add(reading) }
+  /// // later: drops.droppedCount
+  /// ```
+  ///
+  /// An event counts as waiting until the drain hands it to the observer. The `registered`
+  /// callback is never dropped.
+  /// - Precondition: `bufferLimit` is at least 1.
+  @inlinable
+  public func deliverOn<S: Scheduler>(
+    _ queue: S,
+    bufferLimit: Int,
+    whenFull policy: DeliveryOverflowPolicy,
+    statistics: DeliveryStatistics? = nil
+  ) -> DeliverOn<Self, S> {
+    precondition(
+      bufferLimit >= 1,
+      "deliverOn(_:bufferLimit:whenFull:statistics:): bufferLimit must be at least 1, got \(bufferLimit)"
+    )
+    return DeliverOn(
+      upstream: self,
+      scheduler: queue,
+      bufferLimit: bufferLimit,
+      overflowPolicy: policy,
+      statistics: statistics
+    )
+  }
+}
+
+/// Which event a bounded ``EventProducerType/deliverOn(_:bufferLimit:whenFull:statistics:)`` drops
+/// when its buffer is full.
+public enum DeliveryOverflowPolicy: Sendable, Hashable {
+  /// Drop the oldest waiting event to make room for the new one (the observer sees the freshest
+  /// events: right for state such as readings or positions).
+  case dropOldest
+  /// Drop the new event (the observer sees the earliest events: right when the first ones matter).
+  case dropNewest
+}
+
+/// Counts what a bounded ``EventProducerType/deliverOn(_:bufferLimit:whenFull:statistics:)`` had to
+/// drop. Create one, pass it to the operator, read it at any time.
+///
+/// One object may be given to several operators or observed chains: it counts the drops of them all
+/// (each observation of a `deliverOn` has its own buffer).
+/// - Note: thread-safe.
+public final class DeliveryStatistics: Sendable {
+  @usableFromInline let dropped = Atomic<Int>(0)
+
+  /// Creates a counter at 0.
+  public init() {}
+
+  /// The number of events dropped so far because a buffer was full.
+  public var droppedCount: Int {
+    dropped.load(ordering: .relaxed)
+  }
+
+  @inlinable
+  func recordDrop() {
+    // relaxed: a counter; it publishes nothing else.
+    dropped.add(1, ordering: .relaxed)
+  }
+}
+
+/// The producer that ``EventProducerType/deliverOn(_:)`` returns: the upstream's events, delivered
+/// on a scheduler. A light value; each observation has its own buffer and drain.
+/// - Note: thread-safe to observe from any thread; observers are called on the scheduler, one
+///   event at a time.
+public struct DeliverOn<Upstream: EventProducerType, S: Scheduler>: EventProducerType where Upstream.Event: Sendable {
+  public typealias Event = Upstream.Event
+
+  @usableFromInline let upstream: Upstream
+  @usableFromInline let scheduler: S
+  @usableFromInline let bufferLimit: Int
+  @usableFromInline let overflowPolicy: DeliveryOverflowPolicy
+  @usableFromInline let statistics: DeliveryStatistics?
+
+  @inlinable
+  init(
+    upstream: Upstream,
+    scheduler: S,
+    bufferLimit: Int,
+    overflowPolicy: DeliveryOverflowPolicy,
+    statistics: DeliveryStatistics?
+  ) {
+    self.upstream = upstream
+    self.scheduler = scheduler
+    self.bufferLimit = bufferLimit
+    self.overflowPolicy = overflowPolicy
+    self.statistics = statistics
+  }
+
+  /// The upstream's: its replay is delivered too (on the scheduler).
+  @inlinable
+  public var replayLength: Int { upstream.replayLength }
+
+  /// Registers `observer`, called on the scheduler with every event, the replay first.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
+    subscribe(observer, registered: nil)
+  }
+
+  /// Registers `observer`; `registered` is called on the scheduler right after the replay.
+  @inlinable
+  @discardableResult
+  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+    subscribe(observer, registered: registered)
+  }
+
+  @inlinable
+  func subscribe(_ observer: @escaping (Event) -> Void, registered: (() -> Void)?) -> any DisposableType {
+    let delivery = ScheduledDelivery(
+      scheduler: scheduler,
+      observer: observer,
+      registered: registered,
+      bufferLimit: bufferLimit,
+      overflowPolicy: overflowPolicy,
+      statistics: statistics
+    )
+    delivery.connect(to: upstream, forwardRegistered: registered != nil)
+    return delivery
+  }
+}

@@ -1,0 +1,176 @@
+/// The decisions of a scheduled delivery: the buffer between the threads that send and the one
+/// drain that delivers on the scheduler. Used by ``DeliverOn`` and by the output side of
+/// ``Throttle`` and ``Debounce`` (through `ScheduledDelivery`, which performs the actions).
+///
+/// Invariants: a non-empty `buffer` (or a due `registered`) implies `isDraining`, so a drain is
+/// scheduled or running; only one drain runs at a time (`isDraining` is handed from the sender that
+/// set it to the drain it scheduled, and cleared by that drain only when nothing is left).
+/// Not thread-safe: the owner keeps it in a `LockedState`.
+@usableFromInline
+struct DeliverOnStateMachine<Event: Sendable> {
+  @usableFromInline typealias Observer = UncheckedSendable<(Event) -> Void>
+  @usableFromInline typealias Registered = UncheckedSendable<() -> Void>
+
+  /// Events received and not yet taken by the drain, oldest first.
+  @usableFromInline var buffer = WorkQueue<Event>()
+  /// The storage of the last drained batch, kept so that a new drain allocates nothing.
+  @usableFromInline var spare = WorkQueue<Event>()
+  /// The observer; `nil` once disposed.
+  @usableFromInline var observer: Observer?
+  /// The `registered` callback, until it has been handed to the drain.
+  @usableFromInline var registered: Registered?
+  /// Set when the upstream's registration ended: `registered` is due after this many events of
+  /// `buffer` (the events that the registration delivered and that are still waiting).
+  @usableFromInline var registeredAfter: Int?
+  /// A drain is scheduled or running.
+  @usableFromInline var isDraining = false
+  /// The upstream observation, disposed with this delivery.
+  @usableFromInline var upstream: (any DisposableType)?
+  /// At most this many events wait in `buffer` (`Int.max`: unbounded).
+  @usableFromInline let bufferLimit: Int
+  @usableFromInline let overflowPolicy: DeliveryOverflowPolicy
+
+  @inlinable
+  init(observer: Observer, registered: Registered?, bufferLimit: Int, overflowPolicy: DeliveryOverflowPolicy) {
+    self.observer = observer
+    self.registered = registered
+    self.bufferLimit = bufferLimit
+    self.overflowPolicy = overflowPolicy
+  }
+
+  @inlinable
+  var isDisposed: Bool { observer == nil }
+
+  @usableFromInline
+  enum ReceiveAction {
+    case none
+    /// The caller now owns the drain: it must schedule it (or run it, when on the scheduler).
+    case startDrain
+    /// The buffer was full and an event was dropped: the oldest one (to release outside the lock),
+    /// or `nil` when the new one was not kept.
+    case dropped(Event?)
+  }
+
+  /// An event arrived; with `endsRegistration`, the registration ends right after it.
+  @inlinable
+  mutating func eventReceived(_ event: Event, endsRegistration: Bool = false) -> ReceiveAction {
+    guard !isDisposed else { return .none }
+    var dropped: Event?? = nil
+    if buffer.count >= bufferLimit {
+      switch overflowPolicy {
+      case .dropNewest:
+        // The buffer is full, so a drain is already scheduled: it will reach `registered`.
+        if endsRegistration, registered != nil { registeredAfter = buffer.count }
+        return .dropped(nil)
+      case .dropOldest:
+        dropped = .some(buffer.pop())
+        if let after = registeredAfter, after > 0 { registeredAfter = after - 1 }
+      }
+    }
+    buffer.push(event)
+    if endsRegistration, registered != nil { registeredAfter = buffer.count }
+    if let dropped { return .dropped(dropped) }
+    if isDraining { return .none }
+    isDraining = true
+    return .startDrain
+  }
+
+  /// The upstream's registration ended: `registered` is due after the events now waiting.
+  @inlinable
+  mutating func registrationEnded() -> ReceiveAction {
+    guard !isDisposed, registered != nil else { return .none }
+    registeredAfter = buffer.count
+    if isDraining { return .none }
+    isDraining = true
+    return .startDrain
+  }
+
+  @usableFromInline
+  enum BatchStep {
+    /// Deliver `batch` to the observer; call `registered.callback` before the event at offset
+    /// `registered.offset` (or after the last one, when the offset is the batch's count).
+    case deliver(Observer, registered: (offset: Int, callback: Registered)?)
+    /// Events are left, but this drain has delivered its share: schedule a new drain and return
+    /// (so that other work on a serial queue gets a turn).
+    case reschedule
+    /// Nothing is left (or the delivery was disposed): the drain ends.
+    case stop
+  }
+
+  /// Unbounded mode: hands the whole buffer to the drain, swapping it with `batch` (the drain's
+  /// empty queue), so events are taken in one lock and the storage of both queues is reused.
+  @inlinable
+  mutating func nextBatch(_ batch: inout WorkQueue<Event>, mayContinue: Bool) -> BatchStep {
+    guard let observer else { return .stop }
+    if buffer.isEmpty && registeredAfter == nil {
+      isDraining = false
+      swap(&spare, &batch)
+      return .stop
+    }
+    if !mayContinue { return .reschedule }
+    if batch.storage.isEmpty { swap(&batch, &spare) }
+    swap(&batch, &buffer)
+    guard let after = registeredAfter, let callback = registered else { return .deliver(observer, registered: nil) }
+    registeredAfter = nil
+    registered = nil
+    return .deliver(observer, registered: (after, callback))
+  }
+
+  @usableFromInline
+  enum SingleStep {
+    case deliver(Observer, Event)
+    case registered(Registered)
+    case reschedule
+    case stop
+  }
+
+  /// Bounded mode: hands the drain one event at a time, so that the events still waiting stay in
+  /// the buffer, where the overflow policy applies to them.
+  @inlinable
+  mutating func nextEvent(mayContinue: Bool) -> SingleStep {
+    guard let observer else { return .stop }
+    if registeredAfter == 0, let callback = registered {
+      registeredAfter = nil
+      registered = nil
+      return .registered(callback)
+    }
+    guard !buffer.isEmpty else {
+      isDraining = false
+      return .stop
+    }
+    if !mayContinue { return .reschedule }
+    if let after = registeredAfter { registeredAfter = after - 1 }
+    return .deliver(observer, buffer.pop().unsafelyUnwrapped)
+  }
+
+  /// Stores the upstream observation; returns it when it must be disposed at once (already disposed).
+  @inlinable
+  mutating func attach(_ disposable: any DisposableType) -> (any DisposableType)? {
+    guard !isDisposed else { return disposable }
+    upstream = disposable
+    return nil
+  }
+
+  /// What disposal takes out, to dispose and release outside the lock.
+  @usableFromInline
+  struct Released {
+    @usableFromInline var upstream: (any DisposableType)?
+    @usableFromInline var buffer: WorkQueue<Event>
+    @usableFromInline var observer: Observer?
+    @usableFromInline var registered: Registered?
+  }
+
+  /// Disposed: forgets the observer, the callback and the waiting events (the caller releases them).
+  @usableFromInline
+  mutating func disposed() -> Released {
+    defer {
+      observer = nil
+      registered = nil
+      registeredAfter = nil
+      upstream = nil
+      buffer = WorkQueue()
+      spare = WorkQueue()
+    }
+    return Released(upstream: upstream, buffer: buffer, observer: observer, registered: registered)
+  }
+}

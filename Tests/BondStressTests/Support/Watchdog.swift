@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+
+/// The limit every `withWatchdog` uses when `BOND_WATCHDOG_SECONDS` is set (to check that the
+/// watchdog fires, or to give a slow machine more time); otherwise each call's own `seconds`.
+let watchdogOverride: Double? = ProcessInfo.processInfo.environment["BOND_WATCHDOG_SECONDS"].flatMap(Double.init)
+
+/// Runs `body` on the calling thread while a timer thread watches it: if `body` has not returned
+/// after `seconds`, the timer prints `WATCHDOG: <name> did not finish in N s (hang)` to stderr and
+/// aborts the process, so that a deadlock or a livelock becomes a failed run, never a stuck CI.
+///
+/// The limits are generous (a scenario takes well under a few seconds, but ThreadSanitizer on two
+/// shared cores is slow): the watchdog catches hangs, it does not measure speed.
+func withWatchdog(_ name: String, seconds: Double, _ body: () -> Void) {
+  let limit = watchdogOverride ?? seconds
+  let finished = DispatchSemaphore(value: 0)
+  let watcher = Thread {
+    if finished.wait(timeout: .now() + limit) == .timedOut {
+      let message = "WATCHDOG: \(name) did not finish in \(limit) s (hang)\n"
+      FileHandle.standardError.write(message.data(using: .utf8)!)
+      abort()
+    }
+  }
+  watcher.name = "watchdog: \(name)"
+  watcher.start()
+  body()
+  finished.signal()
+}
+
+/// Polls `deliveries` (a count of deliveries) until it has not changed for `quiet` seconds, so a
+/// test can check a state that only holds once deliveries have stopped. Called inside a watchdog:
+/// deliveries that never stop are a hang.
+func waitUntilQuiet(_ deliveries: () -> Int, quiet: Double = 0.05) {
+  var last = deliveries()
+  var stableSince = Date()
+  while Date().timeIntervalSince(stableSince) < quiet {
+    usleep(5_000)
+    let now = deliveries()
+    if now != last {
+      last = now
+      stableSince = Date()
+    }
+  }
+}
+
+/// A one-shot meeting point for two threads: each `arrive(side)` returns once both sides have
+/// arrived. Used to make two deliveries overlap for certain, which turns a possible deadlock into
+/// a deterministic one on an engine that waits in `dispose()`.
+final class Rendezvous: Sendable {
+  private let arrived = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+
+  func arrive(_ side: Int) {
+    if side == 0 {
+      arrived.0.signal()
+      arrived.1.wait()
+    } else {
+      arrived.1.signal()
+      arrived.0.wait()
+    }
+  }
+}
+
+/// A reusable barrier for `parties` threads (spins, then yields: there may be more threads than
+/// cores), so that each round of a stress test starts on threads that are already running.
+final class RoundBarrier: Sendable {
+  private let parties: Int
+  private let arrived = Atomic(0)
+  private let generation = Atomic(0)
+
+  init(parties: Int) { self.parties = parties }
+
+  func wait() {
+    let current = generation.load(ordering: .acquiring)
+    if arrived.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == parties {
+      arrived.store(0, ordering: .relaxed)
+      generation.wrappingAdd(1, ordering: .releasing)
+    } else {
+      var spins = 0
+      while generation.load(ordering: .acquiring) == current {
+        spins += 1
+        if spins > 200 { sched_yield() }
+      }
+    }
+  }
+}
+
+/// A value that several threads read and write, under a lock.
+final class Locked<Value>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var stored: Value
+  init(_ value: Value) { stored = value }
+  func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+    lock.lock()
+    defer { lock.unlock() }
+    return body(&stored)
+  }
+  var value: Value { withLock { $0 } }
+}
