@@ -2,7 +2,42 @@
  * Drain.pml: a Promela model of Bond's delivery rights (`wip`), the pending queue, the drainer's
  * loop and disposal, checked with spin by Verification/check-model (see Verification/README.md).
  *
- * SOURCE MAP (@SOURCE_MAP@)
+ * SOURCE MAP. Line numbers of main at 60e815c (new protocol, issue 9) in Sources/Bond/Core/:
+ *   model step                         Swift (file:function, lines)
+ *   next(p, e)                         EventProducer.swift:next 148-156
+ *     CAS_WIP fast path                  150 wip.compareExchange(0, 1); 151 deliverDraining; 152 finishDraining(1)
+ *     else submitContended(W_EVENT)      154
+ *   observe(p, o)                      EventProducer+Drain.swift:register 51-64
+ *     CAS_WIP fast path                  57 compareExchange; 58 registerDraining(box); 59 finishDraining(1)
+ *     else submitContended(W_REGISTER)   61
+ *   submitContended(p, kind, arg)      EventProducer+Drain.swift:submitContended 68-74
+ *     push under the lock                69 pending.withLock { push }
+ *     old = wip++ ; old == 0 -> drain    70 wip.wrappingAdd(1).oldValue == 0; 71 performPendingDraining; 72 finishDraining(1)
+ *   finishDraining(p)                  EventProducer+Drain.swift:finishDraining 78-85
+ *     wip -= m; m = wip                  81 wip.wrappingSubtract(missed).newValue; 82 == 0 return; 83 performPendingDraining
+ *   performPending(p)                  EventProducer+Drain.swift:performPendingDraining 89-100
+ *     swap under the lock                90 pending.withLock { swap(&$0.queue, &batch) }
+ *     batch ? k, a ; perform             91-96 while let work = batch.pop() { switch work ... }
+ *     purgeRequested -> purgeDraining    98 if purgeRequested.load() { purgeDraining() }
+ *   deliverDraining(p, e), DELIVER     EventProducer+Drain.swift:deliverDraining 104-114
+ *     replay append                      105; flag load then call: 111 if !disposed.load() { handler(event) }
+ *   registerDraining(p, o)             EventProducer+Drain.swift:registerDraining 118-132
+ *     replay (flag checked)              120-123; 128 guard !disposed.load(); 129-131 append to observers
+ *   purgeDraining(p)                   EventProducer+Drain.swift:purgeDraining 148-170
+ *     purgeRequested = 0                 152 purgeRequested.exchange(false); 161-168 flag load, release or keep
+ *   dispose(p, o)                      Observation.swift:dispose 25-29 (27 disposed.exchange(true)), then
+ *                                      EventProducer+Drain.swift:observationDisposed 175-187
+ *     CAS_WIP -> purge, finish           178 compareExchange; 179 purgeDraining; 180 finishDraining(1)
+ *     else request + queue               183 purgeRequested.store(true); 184 submitContended(.purge)
+ *   OLD_DISPOSE (main at 820a1cc, before issue 9), EventProducer+Drain.swift:
+ *     drainer[p] = tid / = 0             45, 59, 74 drainer.store(currentThreadID()); 71 drainer.store(0)
+ *     ticket, purgesDone                 168 purgesRequested.add(1); 158-160 purgesDone.store(ticket)
+ *     inside = (drainer == tid)          174; 175 submitContended(.purge(ticket))
+ *     spin-wait                          176-180 if !insideDelivery { while purgesDone < ticket { yieldThread() } }
+ * Not modelled: liveObservers/observerCount (a counter decremented before dispose() returns), the
+ * `registered` callback (it runs where the replay ends), the managed lifecycle, deinit, Observable's
+ * `latest`, batch updates. The drainer visits observers in index order (the Swift code: in
+ * registration order); both are one fixed order per delivery.
  *
  * Threads are processes `Thread(tid)`. A call (`next`, `observe`, `dispose`) is a process `Op` run
  * by its thread, which waits for it to return: a call made by an observer's closure from inside a
