@@ -382,14 +382,14 @@ private func registerBaselineS9() {
 
 // closure: n/a (one closure has no observer to dispose while another is delivering).
 private func registerBaselineS9b() {
-  register(.s9b, .naive, events: subscriptionsPerIteration) { benchmark in
+  register(.s9b, .naive, events: disposalsPerIteration) { benchmark in
     // The naive list holds its lock while calling observers (as in S10): a removal waits for the
     // delivery in flight (Synchronization's Mutex hands the lock over on Linux: no starvation).
     let sink = Sink()
     let sender = SlowObserverSender()
     let subject = NaiveSubject<Int>()
     subject.observe { sender.slowObserver($0) }
-    let tokens = (0..<subscriptionsPerIteration).map { _ in subject.observe { sink.sum &+= $0 } }
+    let tokens = (0..<disposalsPerIteration).map { _ in subject.observe { sink.sum &+= $0 } }
     let serialized = Serialized(subject)
     sender.start { i in serialized.lock.withLock { _ in serialized.target.send(i) } }
     benchmark.startMeasurement()

@@ -103,15 +103,15 @@ func registerOpenCombine() {
     blackHole(sink.sum)
   }
 
-  // S9b dispose-under-slow-observer: cancel() 1,000 sinks while another thread sends to a slow
+  // S9b dispose-under-slow-observer: cancel() 100 sinks while another thread sends to a slow
   // sink of the same subject (Support.swift, SlowObserverSender).
-  register(.s9b, .openCombine, events: subscriptionsPerIteration) { benchmark in
+  register(.s9b, .openCombine, events: disposalsPerIteration) { benchmark in
     let sink = Sink()
     let subject = PassthroughSubject<Int, Never>()
     let sender = SlowObserverSender()
     let slow = subject.sink { sender.slowObserver($0) }
     // Each sink's lock serializes its deliveries, all on the sending thread.
-    let cancellables = (0..<subscriptionsPerIteration).map { _ in subject.sink { sink.sum &+= $0 } }
+    let cancellables = (0..<disposalsPerIteration).map { _ in subject.sink { sink.sum &+= $0 } }
     // UncheckedBox: PassthroughSubject is thread-safe but not declared Sendable.
     let shared = UncheckedBox(subject)
     sender.start { shared.value.send($0) }

@@ -59,16 +59,16 @@ func registerBondCore() {
     blackHole(sink.sum)
   }
 
-  // S9b dispose-under-slow-observer: 1,000 observations registered beforehand, disposed by the
+  // S9b dispose-under-slow-observer: 100 observations registered beforehand, disposed by the
   // measured thread while another thread sends to a slow observer of the same producer (it holds
   // the delivery rights ~20 µs per event). Measures the disposals only.
-  register(.s9b, .bond, events: subscriptionsPerIteration) { benchmark in
+  register(.s9b, .bond, events: disposalsPerIteration) { benchmark in
     let sink = Sink()
     let producer = EventProducer<Int>()
     let sender = SlowObserverSender()
     let slow = producer.observe { sender.slowObserver($0) }
     // The observers run on the sending thread only (the producer serializes delivery).
-    let disposables = (0..<subscriptionsPerIteration).map { _ in producer.observe { sink.sum &+= $0 } }
+    let disposables = (0..<disposalsPerIteration).map { _ in producer.observe { sink.sum &+= $0 } }
     sender.start { producer.next($0) }
     benchmark.startMeasurement()
     for disposable in disposables { disposable.dispose() }
