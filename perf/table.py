@@ -69,13 +69,13 @@ NOTES = [
     "Bond/closure: Bond's time over the plain-closure floor (lower is better). peer/Bond: the best"
     " peer's time over Bond's (higher is better: Bond is that many times faster).",
     "Events per iteration: Bond and the baselines 1M (S8, S9: 1,000 subscriptions; S12a: 100k"
-    " appends; S12b: 10 diffs of 10k), the peers 100k (AsyncAlgorithms S3: 10k); S9b: 100 disposals"
+    " appends; S12b: 10 diffs of 10k), the peers 100k (AsyncAlgorithms S3: 10k); S9b: 50 disposals"
     " for every engine.",
     "AsyncAlgorithms is pull-based: a consumer task iterates, senders suspend (AsyncChannel is a"
     " rendezvous); S3 is share() to 10 consumers; S5 merges 3+3+2 (merge takes at most 3); S7 is an"
     " unbounded AsyncStream drained by a task. OpenCombine S10: PassthroughSubject serializes"
     " each subscriber with its own lock.",
-    "S9b: the measured thread disposes 100 observations while another thread sends to a slow"
+    "S9b: the measured thread disposes 50 observations while another thread sends to a slow"
     " observer (busy 20 µs per event) of the same producer; naive S9b holds its lock while delivering"
     " (a removal waits for the delivery); its time depends on thread timing.",
     "closure S7 = one queue.async per event (the unbatched hop); naive S7 = a batching buffer;"

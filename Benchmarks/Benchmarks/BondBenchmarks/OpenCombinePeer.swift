@@ -103,7 +103,7 @@ func registerOpenCombine() {
     blackHole(sink.sum)
   }
 
-  // S9b dispose-under-slow-observer: cancel() 100 sinks while another thread sends to a slow
+  // S9b dispose-under-slow-observer: cancel() 50 sinks while another thread sends to a slow
   // sink of the same subject (Support.swift, SlowObserverSender).
   register(.s9b, .openCombine, events: disposalsPerIteration) { benchmark in
     let sink = Sink()

@@ -62,7 +62,7 @@ let subscriptionsPerIteration = 1_000
 /// Disposals per iteration of S9b: few, because a `dispose()` that waits for the slow observer
 /// (Bond before issue 9) costs 20 µs to milliseconds on a loaded machine (its yield loop), and an
 /// iteration must stay under 2 s.
-let disposalsPerIteration = 100
+let disposalsPerIteration = 50
 
 let suiteMetrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal, .instructions]
 
@@ -170,6 +170,8 @@ let slowObserverNanoseconds: UInt64 = 20_000
 final class SlowObserverSender: Sendable {
   private let stopRequested = Atomic<Bool>(false)
   private let firstDeliveryDone = Atomic<Bool>(false)
+  /// Events the slow observer has finished.
+  private let delivered = Atomic<Int>(0)
   private let firstDelivery = DispatchSemaphore(value: 0)
   private let finished = DispatchSemaphore(value: 0)
 
@@ -183,6 +185,7 @@ final class SlowObserverSender: Sendable {
     let end = DispatchTime.now().uptimeNanoseconds &+ slowObserverNanoseconds
     while DispatchTime.now().uptimeNanoseconds < end {}
     blackHole(value)
+    delivered.add(1, ordering: .releasing)
   }
 
   /// Starts a thread calling `send(0)`, `send(1)`, ... until `stop()`; returns once the slow
@@ -193,6 +196,12 @@ final class SlowObserverSender: Sendable {
       while !stopRequested.load(ordering: .relaxed) {
         send(i)
         i &+= 1
+        // Paced by the slow observer: the next event only once this one has been delivered. When
+        // the sender holds the delivery it has been (send returned after it); when another thread
+        // holds it (a dispose() that found the producer idle), the event was queued and that thread
+        // delivers it within ~20 µs. Without this, the sender would queue events faster than the
+        // other thread delivers them, and that thread would never get back (unbounded queue).
+        while delivered.load(ordering: .acquiring) < i && !stopRequested.load(ordering: .relaxed) {}
       }
       finished.signal()
     }

@@ -60,7 +60,7 @@ func registerBondCore() {
     blackHole(sink.sum)
   }
 
-  // S9b dispose-under-slow-observer: 100 observations registered beforehand, disposed by the
+  // S9b dispose-under-slow-observer: 50 observations registered beforehand, disposed by the
   // measured thread while another thread sends to a slow observer of the same producer (it holds
   // the delivery rights ~20 µs per event). Measures the disposals only.
   register(.s9b, .bond, events: disposalsPerIteration) { benchmark in
