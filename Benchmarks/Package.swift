@@ -7,7 +7,7 @@ import PackageDescription
 /// `Benchmarks/BondBenchmarks/Bond/` (a compilation condition); a part that has not landed on
 /// `main` yet stays commented out so the package keeps building, and its cells read "—".
 let bondFeatures: [String] = [
-  "BOND_CORE",  // EventProducer: S1 S3 S8 S9 S10 (BondCore.swift)
+  "BOND_CORE",  // EventProducer: S1 S3 S8 S9 S9b S10 (BondCore.swift)
   "BOND_MAP_FILTER",  // map, filter: S2 (BondMapFilter.swift)
   "BOND_COMBINE_LATEST",  // combineLatest(_:_:): S4 (BondCombineLatest.swift)
   "BOND_MERGE",  // merge(_:): S5 (BondMerge.swift)

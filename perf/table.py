@@ -36,6 +36,7 @@ SCENARIOS = [
     ("S7", "deliver-on"),
     ("S8", "replay-subscribe"),
     ("S9", "churn"),
+    ("S9b", "dispose-under-slow-observer"),
     ("S10", "concurrent-send"),
     ("S11", "throttle"),
     ("S12a", "array-append"),
@@ -47,14 +48,15 @@ SCENARIOS = [
 # Cells that have no natural equivalent in an engine (PERFORMANCE.md; AsyncAlgorithmsPeer.swift).
 NOT_APPLICABLE = {
     "OpenCombine": {"S4", "S5", "S8", "S12a", "S12b", "S12c", "S12d"},
-    "AsyncAlgorithms": {"S6", "S8", "S9", "S11", "S12a", "S12b", "S12c", "S12d"},
-    "closure": {"S12c", "S12d"},
+    "AsyncAlgorithms": {"S6", "S8", "S9", "S9b", "S11", "S12a", "S12b", "S12c", "S12d"},
+    "closure": {"S9b", "S12c", "S12d"},
     "naive": {"S12b", "S12c", "S12d"},
 }
 
 UNITS = {
     "S8": "per subscription",
     "S9": "per subscription",
+    "S9b": "per dispose",
     "S12a": "per append",
     "S12b": "per compared element",
     "S12c": "per element",
@@ -62,16 +64,20 @@ UNITS = {
 }
 
 NOTES = [
-    "cell = ns/event  mallocs/event (S8, S9: per subscription; S12a: per append; S12b: per element"
-    " compared by the diff); ns from the median iteration, mallocs = run total / events.",
+    "cell = ns/event  mallocs/event (S8, S9: per subscription; S9b: per dispose/cancel; S12a: per"
+    " append; S12b: per element compared by the diff); ns from the median iteration, mallocs = run total / events.",
     "Bond/closure: Bond's time over the plain-closure floor (lower is better). peer/Bond: the best"
     " peer's time over Bond's (higher is better: Bond is that many times faster).",
     "Events per iteration: Bond and the baselines 1M (S8, S9: 1,000 subscriptions; S12a: 100k"
-    " appends; S12b: 10 diffs of 10k), the peers 100k (AsyncAlgorithms S3: 10k).",
+    " appends; S12b: 10 diffs of 10k), the peers 100k (AsyncAlgorithms S3: 10k); S9b: 50 disposals"
+    " for every engine.",
     "AsyncAlgorithms is pull-based: a consumer task iterates, senders suspend (AsyncChannel is a"
     " rendezvous); S3 is share() to 10 consumers; S5 merges 3+3+2 (merge takes at most 3); S7 is an"
     " unbounded AsyncStream drained by a task. OpenCombine S10: PassthroughSubject serializes"
     " each subscriber with its own lock.",
+    "S9b: the measured thread disposes 50 observations while another thread sends to a slow"
+    " observer (busy 20 µs per event) of the same producer; naive S9b holds its lock while delivering"
+    " (a removal waits for the delivery); its time depends on thread timing.",
     "closure S7 = one queue.async per event (the unbatched hop); naive S7 = a batching buffer;"
     " closure S11 = a closure call keeping the latest value; closure S12b = stdlib difference(from:).",
     "n/a: the engine has no natural equivalent.  —: not measured (the Bond API is not on main yet,"

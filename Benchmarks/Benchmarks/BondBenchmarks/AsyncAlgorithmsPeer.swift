@@ -8,7 +8,7 @@
 // S7 (`AsyncStream` with an unbounded buffer drained by a consumer task: the Swift-concurrency
 // way to deliver on another executor), S10 (two sending tasks into one `AsyncChannel`).
 // No natural equivalent: S6 (no switch/flatMapLatest in 1.1.4's public API), S8 (no replay),
-// S9 (single-consumer channels), S11 (`_throttle` sleeps out the window when its base ends),
+// S9 and S9b (single-consumer channels), S11 (`_throttle` sleeps out the window when its base ends),
 // S12 (no observable array).
 //
 // Each iteration sends 100,000 events (`peerEventsPerIteration`, not 1M as the push engines): a

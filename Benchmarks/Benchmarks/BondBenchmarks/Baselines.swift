@@ -19,6 +19,7 @@ func registerBaselines() {
   registerBaselineS7()
   registerBaselineS8()
   registerBaselineS9()
+  registerBaselineS9b()
   registerBaselineS10()
   registerBaselineS11()
   registerBaselineS12()
@@ -382,6 +383,28 @@ private func registerBaselineS9() {
       subject.remove(token)
     }
     benchmark.stopMeasurement()
+    blackHole(sink.sum)
+  }
+}
+
+// MARK: S9b dispose-under-slow-observer (per disposal, while another thread delivers to a slow observer)
+
+// closure: n/a (one closure has no observer to dispose while another is delivering).
+private func registerBaselineS9b() {
+  register(.s9b, .naive, events: disposalsPerIteration) { benchmark in
+    // The naive list holds its lock while calling observers (as in S10): a removal waits for the
+    // delivery in flight (Synchronization's Mutex hands the lock over on Linux: no starvation).
+    let sink = Sink()
+    let sender = SlowObserverSender()
+    let subject = NaiveSubject<Int>()
+    subject.observe { sender.slowObserver($0) }
+    let tokens = (0..<disposalsPerIteration).map { _ in subject.observe { sink.sum &+= $0 } }
+    let serialized = Serialized(subject)
+    sender.start { i in serialized.lock.withLock { _ in serialized.target.send(i) } }
+    benchmark.startMeasurement()
+    for token in tokens { serialized.lock.withLock { _ in serialized.target.remove(token) } }
+    benchmark.stopMeasurement()
+    sender.stop()
     blackHole(sink.sum)
   }
 }

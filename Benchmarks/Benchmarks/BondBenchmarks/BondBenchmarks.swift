@@ -16,7 +16,7 @@ let benchmarks: @Sendable () -> Void = {
 
 /// Every Bond benchmark; each file registers nothing while its feature is not enabled.
 func registerBond() {
-  registerBondCore()  // S1 S3 S8 S9 S10
+  registerBondCore()  // S1 S3 S8 S9 S9b S10
   registerBondMapFilter()  // S2
   registerBondCombineLatest()  // S4
   registerBondMerge()  // S5

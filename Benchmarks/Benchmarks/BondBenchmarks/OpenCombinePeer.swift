@@ -1,4 +1,5 @@
 // Peer: OpenCombine 0.14 (`PassthroughSubject` + `sink`), push-based like Bond.
+// S9b: cancel() while another thread sends to a slow sink (a cancel does not wait for a delivery).
 // No cell for S4 combine-latest and S5 merge-8 (OpenCombine has no CombineLatest and no Merge),
 // S8 (no replay subject) and S12 (no observable array).
 //
@@ -100,6 +101,26 @@ func registerOpenCombine() {
     }
     benchmark.stopMeasurement()
     longLived.cancel()
+    blackHole(sink.sum)
+  }
+
+  // S9b dispose-under-slow-observer: cancel() 50 sinks while another thread sends to a slow
+  // sink of the same subject (Support.swift, SlowObserverSender).
+  register(.s9b, .openCombine, events: disposalsPerIteration) { benchmark in
+    let sink = Sink()
+    let subject = PassthroughSubject<Int, Never>()
+    let sender = SlowObserverSender()
+    let slow = subject.sink { sender.slowObserver($0) }
+    // Each sink's lock serializes its deliveries, all on the sending thread.
+    let cancellables = (0..<disposalsPerIteration).map { _ in subject.sink { sink.sum &+= $0 } }
+    // UncheckedBox: PassthroughSubject is thread-safe but not declared Sendable.
+    let shared = UncheckedBox(subject)
+    sender.start { shared.value.send($0) }
+    benchmark.startMeasurement()
+    for cancellable in cancellables { cancellable.cancel() }
+    benchmark.stopMeasurement()
+    sender.stop()
+    slow.cancel()
     blackHole(sink.sum)
   }
 

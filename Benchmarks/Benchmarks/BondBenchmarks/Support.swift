@@ -4,7 +4,7 @@
 // Naming: every benchmark is called "<id> <name>" with two tags, `engine` and `events`
 // (package-benchmark appends them: "S1 send-1 (engine: Bond, events: 1000000)").
 // `perf/table.py` reads both back: `events` is the number of events (or subscriptions, for
-// S8 and S9) one iteration performs, the authority for every per-event figure.
+// S8 and S9; disposals, for S9b) one iteration performs, the authority for every per-event figure.
 
 import Benchmark
 import Dispatch
@@ -25,6 +25,7 @@ struct Scenario: Sendable {
   static let s7 = Scenario(id: "S7", name: "deliver-on")
   static let s8 = Scenario(id: "S8", name: "replay-subscribe")
   static let s9 = Scenario(id: "S9", name: "churn")
+  static let s9b = Scenario(id: "S9b", name: "dispose-under-slow-observer")
   static let s10 = Scenario(id: "S10", name: "concurrent-send")
   static let s11 = Scenario(id: "S11", name: "throttle")
   static let s12a = Scenario(id: "S12a", name: "array-append")
@@ -57,6 +58,11 @@ let peerEventsPerIteration = 100_000
 
 /// Subscriptions per iteration of S8 and S9 (`scalingFactor: .kilo`).
 let subscriptionsPerIteration = 1_000
+
+/// Disposals per iteration of S9b: few, because a `dispose()` that waits for the slow observer
+/// (Bond before issue 9) costs 20 µs to milliseconds on a loaded machine (its yield loop), and an
+/// iteration must stay under 2 s.
+let disposalsPerIteration = 50
 
 let suiteMetrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal, .instructions]
 
@@ -149,6 +155,69 @@ struct UncheckedBox<Value>: @unchecked Sendable {
 /// Runs `body(thread)` on `threads` threads started together; returns when all have finished.
 func runConcurrently(threads: Int, _ body: @Sendable (Int) -> Void) {
   DispatchQueue.concurrentPerform(iterations: threads, execute: body)
+}
+
+// MARK: - S9b dispose-under-slow-observer
+
+/// How long S9b's slow observer takes per event: it busy-waits this long by itself, never waiting
+/// for another thread, so a `dispose()` that waits for the delivery in flight (Bond before issue 9)
+/// waits a bounded time and the scenario cannot deadlock.
+let slowObserverNanoseconds: UInt64 = 20_000
+
+/// S9b's other thread: it sends events one after another into the engine, whose slow observer
+/// (`slowObserver`) is delivering nearly all the time, while the measured thread disposes.
+///
+/// Use: register the slow observer (calling `slowObserver`) and the observations to dispose,
+/// `start` (returns once the slow observer has received its first event, so the sender holds the
+/// delivery when the measurement starts), measure the disposals, `stop` (returns once the sender
+/// has left its loop).
+final class SlowObserverSender: Sendable {
+  private let stopRequested = Atomic<Bool>(false)
+  private let firstDeliveryDone = Atomic<Bool>(false)
+  /// Events the slow observer has finished.
+  private let delivered = Atomic<Int>(0)
+  private let firstDelivery = DispatchSemaphore(value: 0)
+  private let finished = DispatchSemaphore(value: 0)
+
+  /// The slow observer's body: signals the first delivery, then busy-waits
+  /// `slowObserverNanoseconds` (on the clock, so a descheduled sender does not stretch it).
+  func slowObserver(_ value: Int) {
+    if !firstDeliveryDone.load(ordering: .relaxed) {
+      firstDeliveryDone.store(true, ordering: .relaxed)
+      firstDelivery.signal()
+    }
+    let end = DispatchTime.now().uptimeNanoseconds &+ slowObserverNanoseconds
+    while DispatchTime.now().uptimeNanoseconds < end {}
+    blackHole(value)
+    delivered.add(1, ordering: .releasing)
+  }
+
+  /// Starts a thread calling `send(0)`, `send(1)`, ... until `stop()`; returns once the slow
+  /// observer has been called.
+  func start(_ send: @escaping @Sendable (Int) -> Void) {
+    let thread = Thread { [self] in
+      var i = 0
+      while !stopRequested.load(ordering: .relaxed) {
+        send(i)
+        i &+= 1
+        // Paced by the slow observer: the next event only once this one has been delivered. When
+        // the sender holds the delivery it has been (send returned after it); when another thread
+        // holds it (a dispose() that found the producer idle), the event was queued and that thread
+        // delivers it within ~20 µs. Without this, the sender would queue events faster than the
+        // other thread delivers them, and that thread would never get back (unbounded queue).
+        while delivered.load(ordering: .acquiring) < i && !stopRequested.load(ordering: .relaxed) {}
+      }
+      finished.signal()
+    }
+    thread.start()
+    firstDelivery.wait()
+  }
+
+  /// Stops the sending thread and waits until it has left its loop.
+  func stop() {
+    stopRequested.store(true, ordering: .relaxed)
+    finished.wait()
+  }
 }
 
 // MARK: - Baseline (b): the naive observer list

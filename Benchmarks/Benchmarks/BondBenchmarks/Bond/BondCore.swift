@@ -1,5 +1,6 @@
 // Bond, core only (`EventProducer`): S1 send-1, S3 fanout-10, S8 replay-subscribe, S9 churn,
-// S10 concurrent-send. Enabled by the `BOND_CORE` condition (Benchmarks/Package.swift).
+// S9b dispose-under-slow-observer, S10 concurrent-send. Enabled by the `BOND_CORE` condition
+// (Benchmarks/Package.swift).
 
 #if BOND_CORE
 import Benchmark
@@ -56,6 +57,25 @@ func registerBondCore() {
     }
     benchmark.stopMeasurement()
     longLived.dispose()
+    blackHole(sink.sum)
+  }
+
+  // S9b dispose-under-slow-observer: 50 observations registered beforehand, disposed by the
+  // measured thread while another thread sends to a slow observer of the same producer (it holds
+  // the delivery rights ~20 µs per event). Measures the disposals only.
+  register(.s9b, .bond, events: disposalsPerIteration) { benchmark in
+    let sink = Sink()
+    let producer = EventProducer<Int>()
+    let sender = SlowObserverSender()
+    let slow = producer.observe { sender.slowObserver($0) }
+    // The observers run on the sending thread only (the producer serializes delivery).
+    let disposables = (0..<disposalsPerIteration).map { _ in producer.observe { sink.sum &+= $0 } }
+    sender.start { producer.next($0) }
+    benchmark.startMeasurement()
+    for disposable in disposables { disposable.dispose() }
+    benchmark.stopMeasurement()
+    sender.stop()
+    slow.dispose()
     blackHole(sink.sum)
   }
 
