@@ -6,10 +6,9 @@ final class LateRegistration<Event>: EventProducerType {
   let producer = EventProducer<Event>(replayLength: 1)
   var pending: [() -> Void] = []
   var replayLength: Int { 1 }
-  func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType { producer.observe(observer) }
-  func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    pending.append(registered)
-    return producer.observe(observer)
+  func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    if let registered = observer.registered { pending.append(registered) }
+    return producer.observe(with: EventObserver(observer.event, finished: observer.finished))
   }
   func finish() {
     let calls = pending

@@ -27,25 +27,19 @@ public struct SwitchToLatest<Upstream: EventProducerType>: EventProducerType whe
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the outer producer and, at each time, the latest inner producer it sent.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
   /// Observes the outer producer and, at each time, the latest inner producer it sent;
-  /// `registered` is called once the outer has finished registering.
+  /// `registered` is called once the outer has finished registering; the end comes once the outer
+  /// and the latest inner have ended.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    SwitchToLatestSink.observe(outer: upstream, transform: { $0 }, observer: observer, registered: registered)
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    SwitchToLatestSink.observe(outer: upstream, transform: { $0 }, observer: observer)
   }
 }
 
-/// The single observer of a `switchToLatest` observation's serializer: it owns the state, switches
-/// the inner observation and calls the observer. The serializer never calls it concurrently, so it
-/// needs no lock, and the observer is called with no lock held.
+/// The single observer of a `switchToLatest` observation's inbox: it owns the state, switches the
+/// inner observation and calls the observer. The inbox never calls it concurrently, so it needs no
+/// lock, and the observer is called with no lock held.
 @usableFromInline
 final class SwitchToLatestSink<Inner: EventProducerType> {
   @usableFromInline typealias Input = SwitchToLatestInput<Inner, Inner.Event>
@@ -53,23 +47,20 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
   @exclusivity(unchecked) @usableFromInline var machine = SwitchToLatestStateMachine<Inner>()
   @usableFromInline let observer: (Inner.Event) -> Void
+  @usableFromInline let finished: (() -> Void)?
+  /// Set to `nil` once called.
   @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
   /// The current inner observation; replacing it disposes the previous one.
   @usableFromInline let current: SerialDisposable
-  /// Unowned: the serializer holds this sink; it is alive whenever it calls `receive`.
-  @usableFromInline unowned let serializer: EventProducer<Input>
+  @usableFromInline let inbox: Inbox<Input>
 
   @inlinable
-  init(
-    serializer: EventProducer<Input>,
-    current: SerialDisposable,
-    observer: @escaping (Inner.Event) -> Void,
-    registered: @escaping () -> Void
-  ) {
-    self.serializer = serializer
+  init(inbox: Inbox<Input>, current: SerialDisposable, observer: EventObserver<Inner.Event>) {
+    self.inbox = inbox
     self.current = current
-    self.observer = observer
-    self.registered = registered
+    self.observer = observer.event
+    self.finished = observer.finished
+    self.registered = observer.registered
   }
 
   @inlinable
@@ -79,20 +70,29 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
       if machine.shouldForward(generation: generation) { observer(event) }
     case .inner(let inner):
       let (generation, released) = machine.innerReceived(inner)
-      // The inner's closure holds the serializer: it lives while the inner can send. A replay is
-      // queued behind this delivery, so it keeps the serialized order. Replacing the observation
-      // disposes the previous one without waiting (a delivery of it in flight on another thread only
-      // queues into the serializer); whatever it queues from now on has an old generation.
-      let serializer = self.serializer
-      current.otherDisposable = inner.observe { serializer.next(.event($0, generation: generation)) }
+      // The inner's closures hold the inbox: it lives while the inner can send. A replay (and the
+      // end of an inner that has ended) is queued behind this delivery, so it keeps the order.
+      // Replacing the observation disposes the previous one without waiting (a delivery of it in
+      // flight on another thread only queues into the inbox); whatever it queues from now on has
+      // an old generation.
+      let serializer = inbox.serializer
+      current.otherDisposable = inner.observe(
+        with: EventObserver(
+          { serializer.next(.event($0, generation: generation)) },
+          finished: inbox.sender(.innerEnded(generation: generation))
+        )
+      )
       _ = released  // released here, after its observation was disposed
     case .registered:
       let registered = self.registered
       self.registered = nil
       registered?()
+    case .innerEnded(let generation):
+      if machine.innerEnded(generation: generation) { inbox.end(registered: registered, finished: finished) }
     case .outerEnded:
-      let released = machine.outerEnded()
+      let (released, ends) = machine.outerEnded()
       _ = released  // its observation goes on
+      if ends { inbox.end(registered: registered, finished: finished) }
     }
   }
 
@@ -101,25 +101,16 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
   static func observe<Outer: EventProducerType>(
     outer: Outer,
     transform: @escaping (Outer.Event) -> Inner,
-    observer: @escaping (Inner.Event) -> Void,
-    registered: @escaping () -> Void
+    observer: EventObserver<Inner.Event>
   ) -> any DisposableType {
-    let serializer = EventProducer<Input>()
-    let current = SerialDisposable()
-    let sink = SwitchToLatestSink(serializer: serializer, current: current, observer: observer, registered: registered)
-    // The inbox goes first: disposing it starts no new delivery (one in flight on another thread
-    // runs to its end, never waited for) and releases the observer and the state once no delivery
-    // runs; then the outer and the inner are let go.
-    let disposables = CompositeDisposable([serializer.observe { sink.receive($0) }])
-    let link = OuterReleaseNotifier(serializer: serializer, ended: Input.outerEnded)
-    disposables.add(
-      outer.observe(
-        { event in link.serializer.next(.inner(transform(event))) },
-        registered: { serializer.next(.registered) }
-      )
-    )
-    disposables.add(current)
-    return disposables
+    Inbox.observation { inbox in
+      let current = SerialDisposable()
+      let sink = SwitchToLatestSink(inbox: inbox, current: current, observer: observer)
+      inbox.open { sink.receive($0) }
+      let registered: Input? = observer.registered == nil ? nil : .registered
+      inbox.observeOuter(outer, { .inner(transform($0)) }, ended: .outerEnded, registered: registered)
+      inbox.disposables.add(current)
+    }
   }
 }
 
