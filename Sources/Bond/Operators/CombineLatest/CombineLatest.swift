@@ -10,6 +10,9 @@
 /// upstreams alive (the value does, like every operator). `registered` is forwarded once every
 /// upstream has finished registering.
 ///
+/// It ends when every upstream has ended, or at once when one ends without having sent (no tuple
+/// can come any more), after the tuples of every event before it; the observation is then disposed.
+///
 /// `Event` is the flat tuple `(P1.Event, P2.Event, ...)` of the upstreams' events. One N-ary core
 /// serves every arity; see "The entry points" in `CombineLatest.swift` for how it is built so that
 /// everything it does per event is specialized for the upstreams' types.

@@ -6,6 +6,9 @@
 /// lost. An inner received from inside a delivery, or one that replays on registration, keeps that
 /// serialized order. `registered` is forwarded once the outer has finished registering.
 ///
+/// It ends when the outer and every inner it received have ended (an outer that ends without any
+/// inner ends it at once), after every event before it; the observation is then disposed.
+///
 /// The observation keeps each inner producer alive while it forwards it, as long as the outer
 /// lives; after the outer is gone, the inners alive elsewhere go on being forwarded. Disposing the
 /// observation disposes the outer's and every inner's observation and releases them all.
@@ -41,8 +44,9 @@ public struct Merge<Upstream: EventProducerType>: EventProducerType where Upstre
 ///
 /// Each producer is observed once, in order; what they send concurrently is serialized (one
 /// delivery at a time, each producer's events in its order, none lost). `registered` is forwarded
-/// once every producer has finished registering. Like every operator, the value holds the
-/// producers; an observation does not keep them alive.
+/// once every producer has finished registering. It ends when all of them have ended (an empty
+/// array at once). Like every operator, the value holds the producers; an observation does not
+/// keep them alive.
 /// - Note: thread-safe.
 public struct MergeArray<Inner: EventProducerType>: EventProducerType {
   public typealias Event = Inner.Event

@@ -7,6 +7,10 @@
 /// delivery, or one that replays on registration, keeps that order. `registered` is forwarded once
 /// the outer has finished registering.
 ///
+/// It ends when the outer has ended and the latest inner has ended (an inner's end alone ends
+/// nothing; an outer that ends without any inner ends it at once), after every event before it;
+/// the observation is then disposed.
+///
 /// The observation keeps the current inner alive while it forwards it, as long as the outer lives.
 /// Disposing it disposes the outer's and the current inner's observations and releases them.
 /// - Note: thread-safe.
