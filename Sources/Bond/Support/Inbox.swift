@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The plumbing that every operator combining several upstreams (`merge`, `switchToLatest`,
 /// `flatMap`, `combineLatest`) shares: a private inbox (an ``EventProducer`` used as a serializer,
 /// lossless and reentrancy-safe) into which the upstreams send from any thread, whose single
@@ -90,9 +92,9 @@ struct Inbox<Input> {
 final class OuterReleaseNotifier<Input> {
   @usableFromInline let serializer: EventProducer<Input>
   @usableFromInline let ended: Input
-  /// Set by the first of `outerEnded()` and `deinit`. Not concurrent: `deinit` runs after the last
-  /// call has returned (it holds a reference), and the outer delivers its end once.
-  @usableFromInline var hasSent = false
+  /// Set by the first of `outerEnded()` and `deinit` (which cannot overlap: `deinit` runs after the
+  /// last call has returned; atomic so that the two threads' accesses are ordered for every checker).
+  @usableFromInline let hasSent = Atomic<Bool>(false)
 
   @inlinable
   init(serializer: EventProducer<Input>, ended: Input) {
@@ -102,14 +104,14 @@ final class OuterReleaseNotifier<Input> {
 
   @inlinable
   func outerEnded() {
-    guard !hasSent else { return }
-    hasSent = true
+    // acquiringAndReleasing: one winner sends.
+    guard !hasSent.exchange(true, ordering: .acquiringAndReleasing) else { return }
     serializer.next(ended)
   }
 
   deinit {
     // Queued behind whatever the serializer is delivering (never recursing into it); ignored when
     // the observation was disposed or has ended first.
-    if !hasSent { serializer.next(ended) }
+    if !hasSent.exchange(true, ordering: .acquiringAndReleasing) { serializer.next(ended) }
   }
 }
