@@ -105,3 +105,33 @@ import Testing
     #expect(log.items == ["7", "end"])
   }
 }
+
+/// `AnyEventProducer` and `eraseToAnyEventProducer()`.
+@Suite struct AnyEventProducerTests {
+  @Test func anErasedChainPassesEventsRegistrationAndTheEnd() {
+    let source = EventProducer<Int>(replayLength: 1)
+    source.next(1)
+    let erased: AnyEventProducer<String> = source.map { "\($0)" }.eraseToAnyEventProducer()
+    #expect(erased.replayLength == 1)
+    let log = Recorder<String>()
+    erased.observe(
+      with: EventObserver({ log.add($0) }, finished: { log.add("end") }, registered: { log.add("registered") })
+    )
+    source.next(2)
+    source.finish()
+    #expect(log.items == ["1", "registered", "2", "end"])
+    #expect(source.observerCount == 0)
+  }
+
+  @Test func erasingTwiceDoesNotWrapTwice() {
+    let source = EventProducer<Int>()
+    let once = source.eraseToAnyEventProducer()
+    let twice = once.eraseToAnyEventProducer()
+    let log = Recorder<Int>()
+    let observation = twice.observe { log.add($0) }
+    source.next(3)
+    observation.dispose()
+    source.next(4)
+    #expect(log.items == [3])
+  }
+}

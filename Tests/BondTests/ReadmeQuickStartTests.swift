@@ -37,4 +37,34 @@ import Bond
     bag.dispose()
     #expect(prices.observerCount == 0)
   }
+
+  @Test func quickStartEndsAStream() async {
+    var printed: [String] = []
+    func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+    // --- README: Quick start (the end) ---
+    // A stream can end: the end travels after the last event, through every operator, once.
+    let jobs = EventProducer<String>()
+    jobs.map { $0.uppercased() }
+      .observe { print("job", $0) } finished: { print("all jobs done") }
+    jobs.next("build")  // prints: job BUILD
+    jobs.finish()  // prints: all jobs done
+
+    // `for await` ends when the producer finishes (or is deallocated).
+    let feed = EventProducer<Int>()
+    let stream = feed.values  // observes from here on
+    let total = Task {
+      var sum = 0
+      for await price in stream { sum += price }
+      return sum
+    }
+    feed.next(20)
+    feed.next(22)
+    feed.finish()  // await total.value == 42
+    // --- end ---
+
+    #expect(printed == ["job BUILD", "all jobs done"])
+    #expect(jobs.observerCount == 0)
+    #expect(await total.value == 42)
+  }
 }

@@ -19,33 +19,27 @@ where Upstream.Event == ObservableArrayEvent<Element> {
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the upstream and sends the filtered array's events.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
   /// Observes the upstream; `registered` is forwarded unchanged.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
     let isIncluded = self.isIncluded
     // Touched only from the upstream's deliveries to this observer, which are serialized.
     let state = FilterElementsBox<Element>()
     return upstream.observe(
-      { event in
+      with: observer.withEvent { event in
         guard let operation = state.state.translate(event.operation, sequence: event.sequence, isIncluded: isIncluded)
         else {
           return
         }
         if case .reset(let array) = operation {
-          observer(ObservableArrayEvent(sequence: array, operation: operation))
+          observer.event(ObservableArrayEvent(sequence: array, operation: operation))
         } else {
-          observer(ObservableArrayEvent(operation: operation, deferredSequence: { event.sequence.filter(isIncluded) }))
+          observer.event(
+            ObservableArrayEvent(operation: operation, deferredSequence: { event.sequence.filter(isIncluded) })
+          )
         }
-      },
-      registered: registered
+      }
     )
   }
 }

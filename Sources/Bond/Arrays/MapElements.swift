@@ -19,19 +19,12 @@ where Upstream.Event == ObservableArrayEvent<Source> {
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the upstream and sends each of its events with the elements transformed.
+  /// Observes the upstream; the end and `registered` are forwarded unchanged.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Observes the upstream; `registered` is forwarded unchanged.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
     let transform = self.transform
-    return upstream.observe({ event in observer(event.mapElements(transform)) }, registered: registered)
+    return upstream.observe(with: observer.withEvent { event in observer.event(event.mapElements(transform)) })
   }
 }
 

@@ -269,30 +269,24 @@ public final class ObservableArray<Element>: EventProducerType {
 
   // MARK: - Observing
 
-  /// Registers `observer`: it first receives a `.reset` of the current array, then every later event.
+  /// Registers `observer`: it first receives a `.reset` of the current array, then every later
+  /// event; `registered` right after the `.reset`; `finished` when the array is deallocated.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    register(observer, registered: nil)
-  }
-
-  /// Registers `observer` and calls `registered` right after its `.reset` replay, before any
-  /// later event.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    register(observer, registered: registered)
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    register(observer)
   }
 
   // MARK: - Internals
 
   @inlinable
-  func register(_ observer: @escaping (Event) -> Void, registered: (() -> Void)?) -> any DisposableType {
+  func register(_ observer: EventObserver<Event>) -> any DisposableType {
     let token = tokens.wrappingAdd(1, ordering: .relaxed).newValue
-    let relay = ObservableArrayObserver(token: token, observer: observer, registered: registered)
+    let relay = ObservableArrayObserver(token: token, observer: observer.event, registered: observer.registered)
     // The relay is registered before its replay marker is queued (below), so the producer
-    // delivers the marker to it; until then the relay ignores the events it receives.
-    let disposable = delivery.observe { relay.receive($0) }
+    // delivers the marker to it; until then the relay ignores the events it receives. The end
+    // (the array deallocated) comes from the delivery producer.
+    let disposable = delivery.observe(with: EventObserver({ relay.receive($0) }, finished: observer.finished))
     let first = state.withLock { $0.enqueueLocked(.replay(token: token)) }
     if let first { handOff(first) }
     return disposable

@@ -17,21 +17,22 @@ public struct SectionedChanges<Row>: EventProducerType {
   public var replayLength: Int { 1 }
 
   /// Registers `observer`: it first receives the current sections (all inserted), then one event
-  /// per change of the outer array or of an inner one.
+  /// per change of the outer array or of an inner one; `registered` right after the first event;
+  /// `finished` when the outer array ends (is deallocated), after every change before it.
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Registers `observer`; `registered` is called right after the first event.
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    let sink = SectionedChangesSink(observer: observer, registered: registered)
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    let sink = SectionedChangesSink(observer: observer.event, registered: observer.registered)
     // Weak: the sink owns `input`; the outer array's observation (below) keeps the sink alive.
-    let delivery = sink.input.observe { [weak sink] input in sink?.receive(input) }
+    // The end goes through `input` too, so it comes after every change queued before it.
+    let delivery = sink.input.observe(
+      with: EventObserver({ [weak sink] input in sink?.receive(input) }, finished: observer.finished)
+    )
     let outer = source.observe(
-      { event in sink.input.next(.outer(event)) },
-      registered: { sink.input.next(.registered) }
+      with: EventObserver(
+        { event in sink.input.next(.outer(event)) },
+        finished: observer.finished == nil ? nil : { sink.input.finish() },
+        registered: observer.registered == nil ? nil : { sink.input.next(.registered) }
+      )
     )
     return SectionedChangesObservation(sink: sink, delivery: delivery, outer: outer)
   }
