@@ -36,8 +36,13 @@ import Testing
     for _ in 0..<(40 * stressScale) {
       let producer = EventProducer<Int>(replayLength: 3)
       let reference = Log()
-      producer.observe { reference.event($0) } finished: { reference.end() }
-      let kept = Recorder<Log>(), disposed = Recorder<Log>()
+      producer.observe {
+        reference.event($0)
+      } finished: {
+        reference.end()
+      }
+      let kept = Recorder<Log>()
+      let disposed = Recorder<Log>()
       runTogether(threads: 4) { thread in
         switch thread {
         case 0, 1:
@@ -45,7 +50,11 @@ import Testing
         case 2:
           for i in 0..<300 {
             let log = Log()
-            let observation = producer.observe { log.event($0) } finished: { log.end() }
+            let observation = producer.observe {
+              log.event($0)
+            } finished: {
+              log.end()
+            }
             if i % 2 == 0 {
               observation.dispose()
               disposed.add(log)
@@ -67,7 +76,10 @@ import Testing
         let seen = log.snapshot
         #expect(seen.ends == 1 && seen.afterEnd == 0, "every kept observer gets exactly one end, nothing after")
         // Its events: at most the 3 replayed ones, then a contiguous run of the order up to its end.
-        #expect(isReplayThenSuffix(seen.events, of: order.events), "\(seen.events.suffix(5)) vs \(order.events.suffix(5))")
+        #expect(
+          isReplayThenSuffix(seen.events, of: order.events),
+          "\(seen.events.suffix(5)) vs \(order.events.suffix(5))"
+        )
       }
       for log in disposed.items {
         let seen = log.snapshot

@@ -46,7 +46,11 @@ import Bond
     // A stream can end: the end travels after the last event, through every operator, once.
     let jobs = EventProducer<String>()
     jobs.map { $0.uppercased() }
-      .observe { print("job", $0) } finished: { print("all jobs done") }
+      .observe {
+        print("job", $0)
+      } finished: {
+        print("all jobs done")
+      }
     jobs.next("build")  // prints: job BUILD
     jobs.finish()  // prints: all jobs done
 

@@ -79,11 +79,11 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
       // Replacing the observation disposes the previous one without waiting (a delivery of it in
       // flight on another thread only queues into the inbox); whatever it queues from now on has
       // an old generation.
-      let serializer = inbox.serializer
+      let link = InnerLink(serializer: inbox.serializer, generation: generation)
       current.otherDisposable = inner.observe(
         with: EventObserver(
-          { serializer.next(.event($0, generation: generation)) },
-          finished: inbox.sender(.innerEnded(generation: generation))
+          { link.serializer.next(.event($0, generation: link.generation)) },
+          finished: { link.ended() }
         )
       )
       _ = released  // released here, after its observation was disposed
@@ -115,6 +115,26 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
       inbox.observeOuter(outer, { .inner(transform($0)) }, ended: .outerEnded, registered: registered)
       inbox.disposables.add(current)
     }
+  }
+}
+
+/// What a `switchToLatest` inner observation's closures capture: the inbox and the observation's
+/// generation, in one object, so that the event and the end closures need no context of their own
+/// (one allocation per switch, as with a single closure).
+@usableFromInline
+final class InnerLink<Inner, Event> {
+  @usableFromInline let serializer: EventProducer<SwitchToLatestInput<Inner, Event>>
+  @usableFromInline let generation: Int
+
+  @inlinable
+  init(serializer: EventProducer<SwitchToLatestInput<Inner, Event>>, generation: Int) {
+    self.serializer = serializer
+    self.generation = generation
+  }
+
+  @inlinable
+  func ended() {
+    serializer.next(.innerEnded(generation: generation))
   }
 }
 
