@@ -161,11 +161,7 @@ import Testing
     let ids = EventProducer<Int>()
     let inners = (0..<2).map { _ in EventProducer<String>() }
     let log = Recorder<String>()
-    let observation = ids.flatMap(.latest) { inners[$0] }.observe {
-      log.add($0)
-    } finished: {
-      log.add("end")
-    }
+    let observation = ids.flatMap(.latest) { inners[$0] }.observe(into: log)
     ids.next(0)
     ids.next(1)
     ids.finish()
@@ -180,11 +176,7 @@ import Testing
     let ids = EventProducer<Int>()
     let inners = (0..<2).map { _ in EventProducer<String>() }
     let log = Recorder<String>()
-    let observation = ids.flatMap(.merge) { inners[$0] }.observe {
-      log.add($0)
-    } finished: {
-      log.add("end")
-    }
+    let observation = ids.flatMap(.merge) { inners[$0] }.observe(into: log)
     ids.next(0)
     ids.next(1)
     ids.finish()
@@ -199,11 +191,7 @@ import Testing
   func anUpstreamThatEndsWithoutAnyInnerEndsAtOnce(strategy: FlatMapStrategy) {
     let ids = EventProducer<Int>()
     let log = Recorder<String>()
-    ids.flatMap(strategy) { _ in EventProducer<String>() }.observe {
-      log.add($0)
-    } finished: {
-      log.add("end")
-    }
+    ids.flatMap(strategy) { _ in EventProducer<String>() }.observe(into: log)
     ids.finish()
     #expect(log.items == ["end"])
   }

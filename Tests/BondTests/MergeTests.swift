@@ -283,11 +283,7 @@ import Testing
     let first = EventProducer<Int>()
     let second = EventProducer<Int>()
     let log = Recorder<String>()
-    let observation = outer.merge().observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let observation = outer.merge().observe(into: log)
     outer.next(first)
     outer.next(second)
     first.next(1)
@@ -306,11 +302,7 @@ import Testing
   @Test func mergeOfAnOuterThatEndsWithoutAnyInnerEndsAtOnce() {
     let outer = EventProducer<EventProducer<Int>>()
     let log = Recorder<String>()
-    let observation = outer.merge().observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let observation = outer.merge().observe(into: log)
     outer.finish()
     #expect(log.items == ["end"] && observation.isDisposed)
     let late = outer.merge().observe {
@@ -327,11 +319,7 @@ import Testing
     var observation: (any DisposableType)?
     do {
       let outer = EventProducer<EventProducer<Int>>()
-      observation = outer.merge().observe {
-        log.add("\($0)")
-      } finished: {
-        log.add("end")
-      }
+      observation = outer.merge().observe(into: log)
       outer.next(inner)
     }
     inner.next(1)
@@ -345,11 +333,7 @@ import Testing
     b.next(0)
     b.finish()
     let log = Recorder<String>()
-    let observation = merge([a, b]).observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let observation = merge([a, b]).observe(into: log)
     a.next(1)
     #expect(log.items == ["0", "1"], "an already ended producer replays, then only waits for the others")
     a.finish()
@@ -369,11 +353,7 @@ import Testing
     let b = EventProducer<String>()
     let log = Recorder<String>()
     let producers: [any EventProducerType<Int>] = [a, b.map { $0.count }]
-    merge(producers).observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    merge(producers).observe(into: log)
     b.finish()
     a.next(1)
     a.finish()
@@ -402,11 +382,7 @@ import Testing
   @Test func disposeIsNotAnEnd() {
     let outer = EventProducer<EventProducer<Int>>()
     let log = Recorder<String>()
-    let observation = outer.merge().observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let observation = outer.merge().observe(into: log)
     observation.dispose()
     outer.finish()
     #expect(log.items.isEmpty)

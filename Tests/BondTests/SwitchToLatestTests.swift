@@ -238,11 +238,7 @@ import Testing
     let first = EventProducer<Int>()
     let second = EventProducer<Int>()
     let log = Recorder<String>()
-    let observation = outer.switchToLatest().observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let observation = outer.switchToLatest().observe(into: log)
     outer.next(first)
     first.next(1)
     first.finish()
@@ -263,11 +259,7 @@ import Testing
     inner.finish()
     outer.next(inner)
     let log = Recorder<String>()
-    let observation = outer.switchToLatest().observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let observation = outer.switchToLatest().observe(into: log)
     #expect(log.items == ["1"])
     outer.finish()
     #expect(log.items == ["1", "end"] && observation.isDisposed)
@@ -278,11 +270,7 @@ import Testing
     let first = EventProducer<Int>()
     let second = EventProducer<Int>()
     let log = Recorder<String>()
-    outer.switchToLatest().observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    outer.switchToLatest().observe(into: log)
     outer.next(first)
     outer.next(second)
     outer.finish()
@@ -296,11 +284,7 @@ import Testing
   @Test func anOuterThatEndsWithoutAnyInnerEndsAtOnce() {
     let outer = EventProducer<EventProducer<Int>>()
     let log = Recorder<String>()
-    let observation = outer.switchToLatest().observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let observation = outer.switchToLatest().observe(into: log)
     outer.finish()
     #expect(log.items == ["end"] && observation.isDisposed)
   }
@@ -308,11 +292,7 @@ import Testing
   @Test func disposeIsNotAnEnd() {
     let outer = EventProducer<EventProducer<Int>>()
     let log = Recorder<String>()
-    let observation = outer.switchToLatest().observe {
-      log.add("\($0)")
-    } finished: {
-      log.add("end")
-    }
+    let observation = outer.switchToLatest().observe(into: log)
     observation.dispose()
     outer.finish()
     #expect(log.items.isEmpty)
