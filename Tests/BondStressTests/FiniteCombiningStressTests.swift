@@ -31,6 +31,7 @@ import Testing
     }
   }
 
+  /// Observes `producer` into `log`: a pair (x, y) as `.event(source: x, sequence: y)`, then `.end`.
   static func observe<P: EventProducerType>(_ producer: P, into log: Recorder<Entry>) -> any DisposableType
   where P.Event == (Int, Int) {
     producer.observe {
@@ -136,11 +137,7 @@ import Testing
       let a = EventProducer<Int>()
       let b = EventProducer<Int>()
       let log = Recorder<Entry>()
-      let observation = combineLatest(a, b).observe {
-        log.add(.event(source: $0, sequence: $1))
-      } finished: {
-        log.add(.end)
-      }
+      let observation = Self.observe(combineLatest(a, b), into: log)
       runTogether(threads: 2) { thread in
         let source = thread == 0 ? a : b
         for value in 0..<perThread { source.next(value) }
@@ -162,11 +159,7 @@ import Testing
       let a = EventProducer<Int>()
       let b = EventProducer<Int>()
       let log = Recorder<Entry>()
-      let observation = combineLatest(a, b).observe {
-        log.add(.event(source: $0, sequence: $1))
-      } finished: {
-        log.add(.end)
-      }
+      let observation = Self.observe(combineLatest(a, b), into: log)
       runTogether(threads: 2) { thread in
         if thread == 0 {
           for value in 0..<200 { a.next(value) }
