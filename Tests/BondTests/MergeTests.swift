@@ -213,7 +213,7 @@ import Testing
     let plain = EventProducer<Int>()
     late.producer.next(1)
     let log = Recorder<String>()
-    let observation = merge([ExistentialProducer(late), ExistentialProducer(plain)]).observe(
+    let observation = merge([AnyEventProducer(late), AnyEventProducer(plain)]).observe(
       { log.add("\($0)") },
       registered: { log.add("registered") }
     )

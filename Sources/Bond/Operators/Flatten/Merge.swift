@@ -185,26 +185,6 @@ final class MergeSink<Inner: EventProducerType> {
   }
 }
 
-/// A producer of the existential type `any EventProducerType<Event>`, usable where a concrete
-/// conforming type is needed (``merge(_:)->EventProducerType<E>``).
-@usableFromInline
-struct ExistentialProducer<Event>: EventProducerType {
-  @usableFromInline let base: any EventProducerType<Event>
-
-  @inlinable
-  init(_ base: any EventProducerType<Event>) {
-    self.base = base
-  }
-
-  @inlinable
-  var replayLength: Int { base.replayLength }
-
-  @inlinable
-  func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    base.observe(with: observer)
-  }
-}
-
 extension EventProducerType where Event: EventProducerType {
   /// Forwards the events of every inner producer this producer sends (Bond v4's `merge`).
   ///
@@ -240,5 +220,5 @@ public func merge<P: EventProducerType>(_ producers: [P]) -> MergeArray<P> {
 /// - Returns: a lazy producer of their events, serialized. See ``MergeArray``.
 @inlinable
 public func merge<E>(_ producers: [any EventProducerType<E>]) -> some EventProducerType<E> {
-  MergeArray(producers: producers.map(ExistentialProducer.init))
+  MergeArray(producers: producers.map { AnyEventProducer($0) })
 }
