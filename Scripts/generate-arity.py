@@ -47,10 +47,12 @@ combineLatest(email, pass)
   .observe { print("enabled: \\($0)") }      // prints "enabled: false"
 ```""",
     discussion_two="""Nothing is delivered until both have sent; then each event of either delivers one pair of the
-latest event of each. Overloads take 3 to 10 producers and deliver flat tuples, and
-``combineLatest(_:)`` takes more. See ``CombineLatest``.""",
+latest event of each. It ends when both have ended, or at once when one ends without having sent.
+Overloads take 3 to 10 producers and deliver flat tuples, and ``combineLatest(_:)`` takes more.
+See ``CombineLatest``.""",
     discussion_n="""Nothing is delivered until every producer has sent; then each event of any of them delivers one
-tuple of the latest event of each. See ``CombineLatest``.""",
+tuple of the latest event of each. It ends when every producer has ended, or at once when one ends
+without having sent. See ``CombineLatest``.""",
   ),
 ]
 

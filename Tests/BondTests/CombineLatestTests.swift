@@ -659,4 +659,99 @@ private func expectArity(
     #expect(log.items == ["nil/-1", "Optional(true)/-1", "Optional(true)/-1"])
     observation.dispose()
   }
+
+  // MARK: the end
+
+  @Test func stateMachineEndsWhenEverySourceHasEndedOrOneEndsSilent() {
+    var machine = CombineLatestStateMachine(sourceCount: 2)
+    #expect(machine.sourceEnded(hadSent: true) == false)
+    #expect(machine.sourceEnded(hadSent: true) == true)
+    var silent = CombineLatestStateMachine(sourceCount: 3)
+    #expect(silent.sourceEnded(hadSent: false) == true, "no tuple can come any more")
+    #expect(CombineLatestStateMachine.position(ofEnded: CombineLatestStateMachine.endedMarker(position: 4)) == 4)
+    #expect(CombineLatestStateMachine.endedMarker(position: 0) < CombineLatestStateMachine.registeredMarker)
+  }
+
+  @Test func endsWhenEverySourceHasEnded() {
+    let a = EventProducer<Int>()
+    let b = EventProducer<String>()
+    let log = Recorder<String>()
+    let observation = combineLatest(a, b).observe {
+      log.add("\($0)\($1)")
+    } finished: {
+      log.add("end")
+    }
+    a.next(1)
+    b.next("x")
+    a.finish()
+    b.next("y")
+    #expect(log.items == ["1x", "1y"] && !observation.isDisposed, "one source ended after sending: not yet")
+    b.finish()
+    a.next(2)
+    #expect(log.items == ["1x", "1y", "end"] && observation.isDisposed)
+    #expect(a.observerCount == 0 && b.observerCount == 0)
+  }
+
+  @Test func endsAtOnceWhenASourceEndsWithoutHavingSent() {
+    let a = EventProducer<Int>()
+    let b = EventProducer<String>()
+    let c = EventProducer<Bool>()
+    let log = Recorder<String>()
+    let observation = combineLatest(a, b, c).observe {
+      log.add("\($0)\($1)\($2)")
+    } finished: {
+      log.add("end")
+    }
+    a.next(1)
+    c.next(true)
+    b.finish()
+    #expect(log.items == ["end"] && observation.isDisposed)
+    #expect(a.observerCount == 0 && c.observerCount == 0)
+  }
+
+  @Test func aSourceThatHasEndedSilentEndsItAtRegistration() {
+    let a = Observable(1)
+    let b = EventProducer<Int>()
+    b.finish()
+    let log = Recorder<String>()
+    let observation = a.combineLatestWith(b).observe {
+      log.add("\($0)\($1)")
+    } finished: {
+      log.add("end")
+    }
+    #expect(log.items == ["end"] && observation.isDisposed && a.observerCount == 0)
+  }
+
+  @Test func theEndComesAfterTheTuplesOfTheEventsBeforeIt() {
+    let a = EventProducer<Int>(replayLength: 1)
+    let b = EventProducer<Int>(replayLength: 1)
+    a.next(1)
+    a.finish()
+    b.next(2)
+    b.finish()
+    let log = Recorder<String>()
+    combineLatest(a, b).observe(
+      with: EventObserver(
+        { log.add("\($0)\($1)") },
+        finished: { log.add("end") },
+        registered: { log.add("registered") }
+      )
+    )
+    #expect(log.items == ["12", "registered", "end"])
+  }
+
+  @Test func disposeIsNotAnEnd() {
+    let a = EventProducer<Int>()
+    let b = EventProducer<Int>()
+    let log = Recorder<String>()
+    let observation = combineLatest(a, b).observe {
+      log.add("\($0)\($1)")
+    } finished: {
+      log.add("end")
+    }
+    observation.dispose()
+    a.finish()
+    b.finish()
+    #expect(log.items.isEmpty)
+  }
 }

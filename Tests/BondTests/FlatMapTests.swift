@@ -154,4 +154,45 @@ import Testing
     }
     #expect(weakInObserver == nil)
   }
+
+  // MARK: the end
+
+  @Test func latestEndsWhenTheUpstreamAndTheLatestInnerHaveEnded() {
+    let ids = EventProducer<Int>()
+    let inners = (0..<2).map { _ in EventProducer<String>() }
+    let log = Recorder<String>()
+    let observation = ids.flatMap(.latest) { inners[$0] }.observe(into: log)
+    ids.next(0)
+    ids.next(1)
+    ids.finish()
+    inners[0].finish()
+    inners[1].next("b")
+    #expect(log.items == ["b"] && !observation.isDisposed)
+    inners[1].finish()
+    #expect(log.items == ["b", "end"] && observation.isDisposed)
+  }
+
+  @Test func mergeEndsWhenTheUpstreamAndEveryInnerHaveEnded() {
+    let ids = EventProducer<Int>()
+    let inners = (0..<2).map { _ in EventProducer<String>() }
+    let log = Recorder<String>()
+    let observation = ids.flatMap(.merge) { inners[$0] }.observe(into: log)
+    ids.next(0)
+    ids.next(1)
+    ids.finish()
+    inners[1].finish()
+    inners[0].next("a")
+    #expect(log.items == ["a"] && !observation.isDisposed)
+    inners[0].finish()
+    #expect(log.items == ["a", "end"] && observation.isDisposed)
+  }
+
+  @Test(arguments: [FlatMapStrategy.latest, .merge])
+  func anUpstreamThatEndsWithoutAnyInnerEndsAtOnce(strategy: FlatMapStrategy) {
+    let ids = EventProducer<Int>()
+    let log = Recorder<String>()
+    ids.flatMap(strategy) { _ in EventProducer<String>() }.observe(into: log)
+    ids.finish()
+    #expect(log.items == ["end"])
+  }
 }

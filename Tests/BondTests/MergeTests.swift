@@ -213,7 +213,7 @@ import Testing
     let plain = EventProducer<Int>()
     late.producer.next(1)
     let log = Recorder<String>()
-    let observation = merge([ExistentialProducer(late), ExistentialProducer(plain)]).observe(
+    let observation = merge([AnyEventProducer(late), AnyEventProducer(plain)]).observe(
       { log.add("\($0)") },
       registered: { log.add("registered") }
     )
@@ -276,6 +276,118 @@ import Testing
     observation.dispose()
   }
 
+  // MARK: the end
+
+  @Test func mergeEndsWhenTheOuterAndEveryInnerReceivedHaveEnded() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let first = EventProducer<Int>()
+    let second = EventProducer<Int>()
+    let log = Recorder<String>()
+    let observation = outer.merge().observe(into: log)
+    outer.next(first)
+    outer.next(second)
+    first.next(1)
+    first.finish()
+    outer.finish()
+    second.next(2)
+    #expect(log.items == ["1", "2"], "the outer and one inner have ended: not yet")
+    #expect(!observation.isDisposed)
+    second.finish()
+    second.next(3)
+    #expect(log.items == ["1", "2", "end"])
+    #expect(observation.isDisposed)
+    #expect(outer.observerCount == 0 && first.observerCount == 0 && second.observerCount == 0)
+  }
+
+  @Test func mergeOfAnOuterThatEndsWithoutAnyInnerEndsAtOnce() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let log = Recorder<String>()
+    let observation = outer.merge().observe(into: log)
+    outer.finish()
+    #expect(log.items == ["end"] && observation.isDisposed)
+    let late = outer.merge().observe {
+      log.add("\($0)")
+    } finished: {
+      log.add("late end")
+    }
+    #expect(log.items == ["end", "late end"] && late.isDisposed, "observed after the end: ends at once")
+  }
+
+  @Test func mergeEndsWhenTheOuterIsDeallocatedAndTheInnersHaveEnded() {
+    let inner = EventProducer<Int>()
+    let log = Recorder<String>()
+    var observation: (any DisposableType)?
+    do {
+      let outer = EventProducer<EventProducer<Int>>()
+      observation = outer.merge().observe(into: log)
+      outer.next(inner)
+    }
+    inner.next(1)
+    inner.finish()
+    #expect(log.items == ["1", "end"] && observation?.isDisposed == true)
+  }
+
+  @Test func mergeOfAnArrayEndsWhenAllHaveEnded() {
+    let a = EventProducer<Int>()
+    let b = EventProducer<Int>(replayLength: 1)
+    b.next(0)
+    b.finish()
+    let log = Recorder<String>()
+    let observation = merge([a, b]).observe(into: log)
+    a.next(1)
+    #expect(log.items == ["0", "1"], "an already ended producer replays, then only waits for the others")
+    a.finish()
+    #expect(log.items == ["0", "1", "end"] && observation.isDisposed)
+  }
+
+  @Test func mergeOfAnEmptyArrayEndsAtOnce() {
+    let log = Recorder<String>()
+    let observation = merge([EventProducer<Int>]()).observe(
+      with: EventObserver({ log.add("\($0)") }, finished: { log.add("end") }, registered: { log.add("registered") })
+    )
+    #expect(log.items == ["registered", "end"] && observation.isDisposed)
+  }
+
+  @Test func mergeOfExistentialsEnds() {
+    let a = EventProducer<Int>()
+    let b = EventProducer<String>()
+    let log = Recorder<String>()
+    let producers: [any EventProducerType<Int>] = [a, b.map { $0.count }]
+    merge(producers).observe(into: log)
+    b.finish()
+    a.next(1)
+    a.finish()
+    #expect(log.items == ["1", "end"])
+  }
+
+  @Test func theEndComesAfterAnEventSentFromInsideADelivery() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let inner = EventProducer<Int>()
+    let log = Recorder<String>()
+    outer.merge().observe { value in
+      log.add("\(value)")
+      if value == 1 {
+        inner.next(2)
+        inner.finish()
+        outer.finish()
+      }
+    } finished: {
+      log.add("end")
+    }
+    outer.next(inner)
+    inner.next(1)
+    #expect(log.items == ["1", "2", "end"])
+  }
+
+  @Test func disposeIsNotAnEnd() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let log = Recorder<String>()
+    let observation = outer.merge().observe(into: log)
+    observation.dispose()
+    outer.finish()
+    #expect(log.items.isEmpty)
+  }
+
   // MARK: the state machine, with no threads
 
   @Test func stateMachineRetainsInnersUntilTheOuterEnds() {
@@ -284,9 +396,21 @@ import Testing
     machine.innerReceived(2)
     #expect(machine.retained == [1, 2])
     #expect(machine.registrationFinished() == true)
-    #expect(machine.outerEnded() == [1, 2])
+    let ended = machine.outerEnded()
+    #expect(ended.released == [1, 2] && !ended.ends)
     machine.innerReceived(3)
     #expect(machine.retained.isEmpty)
+  }
+
+  @Test func stateMachineEndsWhenTheOuterAndEveryInnerHaveEnded() {
+    var machine = MergeStateMachine<Int>(registrations: 1, retainsInners: true)
+    machine.innerReceived(1)
+    machine.innerReceived(2)
+    #expect(machine.innerEnded() == false, "an inner's end alone ends nothing")
+    #expect(machine.outerEnded().ends == false, "the other inner is still live")
+    #expect(machine.innerEnded() == true)
+    var empty = MergeStateMachine<Int>(registrations: 1, retainsInners: true)
+    #expect(empty.outerEnded().ends == true, "an outer that ends without any inner ends at once")
   }
 
   @Test func stateMachineOfAnArrayCountsEveryRegistration() {

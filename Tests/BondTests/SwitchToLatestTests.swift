@@ -208,8 +208,93 @@ import Testing
     let second = machine.innerReceived("b")
     #expect(second.generation == 2 && second.released == "a")
     #expect(!machine.shouldForward(generation: 1) && machine.shouldForward(generation: 2))
-    #expect(machine.outerEnded() == "b")
+    let ended = machine.outerEnded()
+    #expect(ended.released == "b" && !ended.ends)
     let third = machine.innerReceived("c")
     #expect(third.generation == 3 && third.released == nil && machine.current == nil)
+  }
+
+  @Test func stateMachineEndsWhenTheOuterAndTheLatestInnerHaveEnded() {
+    var machine = SwitchToLatestStateMachine<String>()
+    _ = machine.innerReceived("a")
+    _ = machine.innerReceived("b")
+    #expect(machine.innerEnded(generation: 2) == false, "an inner's end alone ends nothing")
+    _ = machine.innerReceived("c")
+    #expect(machine.outerEnded().ends == false, "the latest inner has not ended")
+    #expect(machine.innerEnded(generation: 2) == false, "an older inner's end is ignored")
+    #expect(machine.innerEnded(generation: 3) == true)
+    var ended = SwitchToLatestStateMachine<String>()
+    _ = ended.innerReceived("a")
+    #expect(ended.innerEnded(generation: 1) == false)
+    #expect(ended.outerEnded().ends == true, "the latest inner had ended already")
+    var empty = SwitchToLatestStateMachine<String>()
+    #expect(empty.outerEnded().ends == true, "an outer that ends without any inner ends at once")
+  }
+
+  // MARK: the end
+
+  @Test func endsWhenTheOuterAndTheLatestInnerHaveEnded() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let first = EventProducer<Int>()
+    let second = EventProducer<Int>()
+    let log = Recorder<String>()
+    let observation = outer.switchToLatest().observe(into: log)
+    outer.next(first)
+    first.next(1)
+    first.finish()
+    #expect(log.items == ["1"], "an inner's end alone ends nothing")
+    outer.next(second)
+    outer.finish()
+    second.next(2)
+    #expect(log.items == ["1", "2"] && !observation.isDisposed)
+    second.finish()
+    #expect(log.items == ["1", "2", "end"] && observation.isDisposed)
+    #expect(outer.observerCount == 0 && second.observerCount == 0)
+  }
+
+  @Test func endsWhenTheOuterEndsAfterTheLatestInnerHasEnded() {
+    let outer = EventProducer<EventProducer<Int>>(replayLength: 1)
+    let inner = EventProducer<Int>(replayLength: 1)
+    inner.next(1)
+    inner.finish()
+    outer.next(inner)
+    let log = Recorder<String>()
+    let observation = outer.switchToLatest().observe(into: log)
+    #expect(log.items == ["1"])
+    outer.finish()
+    #expect(log.items == ["1", "end"] && observation.isDisposed)
+  }
+
+  @Test func anOldInnersEndIsIgnored() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let first = EventProducer<Int>()
+    let second = EventProducer<Int>()
+    let log = Recorder<String>()
+    outer.switchToLatest().observe(into: log)
+    outer.next(first)
+    outer.next(second)
+    outer.finish()
+    first.finish()
+    second.next(2)
+    #expect(log.items == ["2"])
+    second.finish()
+    #expect(log.items == ["2", "end"])
+  }
+
+  @Test func anOuterThatEndsWithoutAnyInnerEndsAtOnce() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let log = Recorder<String>()
+    let observation = outer.switchToLatest().observe(into: log)
+    outer.finish()
+    #expect(log.items == ["end"] && observation.isDisposed)
+  }
+
+  @Test func disposeIsNotAnEnd() {
+    let outer = EventProducer<EventProducer<Int>>()
+    let log = Recorder<String>()
+    let observation = outer.switchToLatest().observe(into: log)
+    observation.dispose()
+    outer.finish()
+    #expect(log.items.isEmpty)
   }
 }

@@ -12,8 +12,9 @@
 /// ```
 ///
 /// Nothing is delivered until both have sent; then each event of either delivers one pair of the
-/// latest event of each. Overloads take 3 to 10 producers and deliver flat tuples, and
-/// ``combineLatest(_:)`` takes more. See ``CombineLatest``.
+/// latest event of each. It ends when both have ended, or at once when one ends without having sent.
+/// Overloads take 3 to 10 producers and deliver flat tuples, and ``combineLatest(_:)`` takes more.
+/// See ``CombineLatest``.
 /// - Returns: a lazy producer of `(P1.Event, P2.Event)`.
 @inlinable
 public func combineLatest<
@@ -32,7 +33,8 @@ public func combineLatest<
 /// Combines the latest events of 3 producers (of any types) into flat tuples.
 ///
 /// Nothing is delivered until every producer has sent; then each event of any of them delivers one
-/// tuple of the latest event of each. See ``CombineLatest``.
+/// tuple of the latest event of each. It ends when every producer has ended, or at once when one ends
+/// without having sent. See ``CombineLatest``.
 /// - Returns: a lazy producer of `(P1.Event, P2.Event, P3.Event)`.
 @inlinable
 public func combineLatest<
@@ -54,7 +56,8 @@ public func combineLatest<
 /// Combines the latest events of 4 producers (of any types) into flat tuples.
 ///
 /// Nothing is delivered until every producer has sent; then each event of any of them delivers one
-/// tuple of the latest event of each. See ``CombineLatest``.
+/// tuple of the latest event of each. It ends when every producer has ended, or at once when one ends
+/// without having sent. See ``CombineLatest``.
 /// - Returns: a lazy producer of `(P1.Event, P2.Event, P3.Event, P4.Event)`.
 @inlinable
 public func combineLatest<
@@ -79,7 +82,8 @@ public func combineLatest<
 /// Combines the latest events of 5 producers (of any types) into flat tuples.
 ///
 /// Nothing is delivered until every producer has sent; then each event of any of them delivers one
-/// tuple of the latest event of each. See ``CombineLatest``.
+/// tuple of the latest event of each. It ends when every producer has ended, or at once when one ends
+/// without having sent. See ``CombineLatest``.
 /// - Returns: a lazy producer of `(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event)`.
 @inlinable
 public func combineLatest<
@@ -107,7 +111,8 @@ public func combineLatest<
 /// Combines the latest events of 6 producers (of any types) into flat tuples.
 ///
 /// Nothing is delivered until every producer has sent; then each event of any of them delivers one
-/// tuple of the latest event of each. See ``CombineLatest``.
+/// tuple of the latest event of each. It ends when every producer has ended, or at once when one ends
+/// without having sent. See ``CombineLatest``.
 /// - Returns: a lazy producer of `(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event)`.
 @inlinable
 public func combineLatest<
@@ -138,7 +143,8 @@ public func combineLatest<
 /// Combines the latest events of 7 producers (of any types) into flat tuples.
 ///
 /// Nothing is delivered until every producer has sent; then each event of any of them delivers one
-/// tuple of the latest event of each. See ``CombineLatest``.
+/// tuple of the latest event of each. It ends when every producer has ended, or at once when one ends
+/// without having sent. See ``CombineLatest``.
 /// - Returns: a lazy producer of `(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event)`.
 @inlinable
 public func combineLatest<
@@ -172,7 +178,8 @@ public func combineLatest<
 /// Combines the latest events of 8 producers (of any types) into flat tuples.
 ///
 /// Nothing is delivered until every producer has sent; then each event of any of them delivers one
-/// tuple of the latest event of each. See ``CombineLatest``.
+/// tuple of the latest event of each. It ends when every producer has ended, or at once when one ends
+/// without having sent. See ``CombineLatest``.
 /// - Returns: a lazy producer of `(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event)`.
 @inlinable
 public func combineLatest<
@@ -209,7 +216,8 @@ public func combineLatest<
 /// Combines the latest events of 9 producers (of any types) into flat tuples.
 ///
 /// Nothing is delivered until every producer has sent; then each event of any of them delivers one
-/// tuple of the latest event of each. See ``CombineLatest``.
+/// tuple of the latest event of each. It ends when every producer has ended, or at once when one ends
+/// without having sent. See ``CombineLatest``.
 /// - Returns: a lazy producer of `(P1.Event, P2.Event, ..., P9.Event)`.
 @inlinable
 public func combineLatest<
@@ -249,7 +257,8 @@ public func combineLatest<
 /// Combines the latest events of 10 producers (of any types) into flat tuples.
 ///
 /// Nothing is delivered until every producer has sent; then each event of any of them delivers one
-/// tuple of the latest event of each. See ``CombineLatest``.
+/// tuple of the latest event of each. It ends when every producer has ended, or at once when one ends
+/// without having sent. See ``CombineLatest``.
 /// - Returns: a lazy producer of `(P1.Event, P2.Event, ..., P10.Event)`.
 @inlinable
 public func combineLatest<

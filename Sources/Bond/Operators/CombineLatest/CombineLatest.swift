@@ -10,6 +10,9 @@
 /// upstreams alive (the value does, like every operator). `registered` is forwarded once every
 /// upstream has finished registering.
 ///
+/// It ends when every upstream has ended, or at once when one ends without having sent (no tuple
+/// can come any more), after the tuples of every event before it; the observation is then disposed.
+///
 /// `Event` is the flat tuple `(P1.Event, P2.Event, ...)` of the upstreams' events. One N-ary core
 /// serves every arity; see "The entry points" in `CombineLatest.swift` for how it is built so that
 /// everything it does per event is specialized for the upstreams' types.
@@ -36,34 +39,26 @@ public struct CombineLatest<Event>: EventProducerType {
     return lengths.contains(0) ? 0 : lengths.last ?? 0
   }
 
-  /// Observes every upstream; delivers a tuple once all have sent, then one per event.
+  /// Observes every upstream; delivers a tuple once all have sent, then one per event; calls
+  /// `registered` once all of them have finished registering (after the tuples that their replays
+  /// complete); ends once every upstream has ended, or at once when one ends without having sent.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Observes every upstream; calls `registered` once all of them have finished registering
-  /// (after the tuples that their replays complete).
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
     var layout = TupleLayout()
     let parts = sources.map { $0.makeSlot(&layout) }
     precondition(
       layout.size == MemoryLayout<Event>.size && layout.alignment == MemoryLayout<Event>.alignment,
       "combineLatest: the tuple layout differs from the compiler's"
     )
-    let serializer = EventProducer<Int>()
-    let sink = CombineLatestSink(slots: parts.map(\.slot), observer: observer, registered: registered)
-    // The inbox goes first: disposing it starts no new delivery (one in flight on another thread
-    // runs to its end, never waited for) and releases the observer and the latest events once no
-    // delivery runs; then the upstreams are let go.
-    let disposables = CompositeDisposable([serializer.observe { sink.receive($0) }])
-    for (position, part) in parts.enumerated() {
-      disposables.add(part.observe(position, serializer))
+    return Inbox.observation { inbox in
+      let sink = CombineLatestSink(slots: parts.map(\.slot), inbox: inbox, observer: observer)
+      inbox.open { sink.receive($0) }
+      for (position, part) in parts.enumerated() {
+        if inbox.disposables.isDisposed { break }  // ended at registration: a source had ended silent
+        inbox.disposables.add(part.observe(position, inbox, observer.registered != nil))
+      }
     }
-    return disposables
   }
 }
 
@@ -72,9 +67,12 @@ public struct CombineLatest<Event>: EventProducerType {
 /// overridden methods).
 @usableFromInline
 struct CombineLatestSource {
-  /// Observes the upstream: each event is queued and the given position sent into the serializer;
-  /// so is the end of its registration (as ``CombineLatestStateMachine/registeredMarker``).
-  @usableFromInline typealias Observe = (_ position: Int, _ serializer: EventProducer<Int>) -> any DisposableType
+  /// Observes the upstream: each event is queued and the given position sent into the inbox; so are
+  /// the end of its registration (as ``CombineLatestStateMachine/registeredMarker``, when
+  /// `forwardsRegistered`) and its end (``CombineLatestStateMachine/endedMarker(position:)``).
+  @usableFromInline typealias Observe = (
+    _ position: Int, _ inbox: Inbox<Int>, _ forwardsRegistered: Bool
+  ) -> any DisposableType
 
   /// The upstream's replay length.
   @usableFromInline let replayLength: () -> Int
@@ -88,14 +86,19 @@ struct CombineLatestSource {
     replayLength = { upstream.replayLength }
     makeSlot = { layout in
       let queue = CombineLatestQueue<Upstream.Event>(offset: layout.append(Upstream.Event.self))
-      let observe: Observe = { position, serializer in
-        // The closures hold the serializer and the queue: they live while the upstream can send.
-        upstream.observe(
-          { event in
-            queue.push(event)
-            serializer.next(position)
-          },
-          registered: { serializer.next(CombineLatestStateMachine.registeredMarker) }
+      let observe: Observe = { position, inbox, forwardsRegistered in
+        // The closures hold the inbox and the queue: they live while the upstream can send.
+        let serializer = inbox.serializer
+        let registered = forwardsRegistered ? CombineLatestStateMachine.registeredMarker : nil
+        return upstream.observe(
+          with: EventObserver(
+            { event in
+              queue.push(event)
+              serializer.next(position)
+            },
+            finished: inbox.sender(CombineLatestStateMachine.endedMarker(position: position)),
+            registered: inbox.sender(registered)
+          )
         )
       }
       return (CombineLatestSlot(queue), observe)
@@ -112,11 +115,14 @@ struct CombineLatestSlot {
   @usableFromInline let storeNext: (UnsafeMutableRawPointer) -> Bool
   /// Deinitializes the upstream's element of the tuple at the given address, if set.
   @usableFromInline let clear: (UnsafeMutableRawPointer) -> Void
+  /// Whether the upstream's element is set: it has sent (read by the serializer's observer).
+  @usableFromInline let hasSent: () -> Bool
 
   @inlinable
   init<Value>(_ queue: CombineLatestQueue<Value>) {
     storeNext = { base in queue.storeNext(in: base) }
     clear = { base in queue.clear(in: base) }
+    hasSent = { queue.isSet }
   }
 }
 

@@ -1,5 +1,5 @@
-/// The state of one `combineLatest` observation: which sources have sent, and which have finished
-/// registering.
+/// The state of one `combineLatest` observation: which sources have sent, which have finished
+/// registering, and which have ended.
 ///
 /// A pure value, owned by the single observer of the observation's serializer (never called
 /// concurrently), so it needs no lock and can be tested with no threads. The latest events
@@ -10,15 +10,26 @@ struct CombineLatestStateMachine {
   /// registering.
   @inlinable static var registeredMarker: Int { -1 }
 
+  /// What an upstream sends into the serializer, instead of its position, when it has ended.
+  @inlinable
+  static func endedMarker(position: Int) -> Int { -2 - position }
+
+  /// The position of the upstream whose end `marker` (below ``registeredMarker``) is.
+  @inlinable
+  static func position(ofEnded marker: Int) -> Int { -2 - marker }
+
   /// The sources that have not sent yet.
   @usableFromInline var silentSources: Int
   /// The sources that have not finished registering yet.
   @usableFromInline var unregisteredSources: Int
+  /// The sources that have not ended yet.
+  @usableFromInline var liveSources: Int
 
   @inlinable
   init(sourceCount: Int) {
     silentSources = sourceCount
     unregisteredSources = sourceCount
+    liveSources = sourceCount
   }
 
   /// A source's event was stored as its latest; `isItsFirst` when that source had not sent before.
@@ -35,5 +46,14 @@ struct CombineLatestStateMachine {
   mutating func sourceRegistered() -> Bool {
     unregisteredSources -= 1
     return unregisteredSources == 0
+  }
+
+  /// A source ended; `hadSent` when it had sent an event.
+  /// - Returns: true when the observation ends now: every source has ended, or this one never sent
+  ///   (no tuple can come any more).
+  @inlinable
+  mutating func sourceEnded(hadSent: Bool) -> Bool {
+    liveSources -= 1
+    return !hadSent || liveSources == 0
   }
 }

@@ -32,23 +32,17 @@ public struct FlatMap<Upstream: EventProducerType, Inner: EventProducerType>: Ev
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the upstream and the inner producers made of its events.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
   /// Observes the upstream and the inner producers made of its events; `registered` is called
-  /// once the upstream has finished registering.
+  /// once the upstream has finished registering; the end follows the strategy (``Merge``'s or
+  /// ``SwitchToLatest``'s end).
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
     switch strategy {
     case .latest:
-      SwitchToLatestSink.observe(outer: upstream, transform: transform, observer: observer, registered: registered)
+      SwitchToLatestSink.observe(outer: upstream, transform: transform, observer: observer)
     case .merge:
-      MergeSink.observe(outer: upstream, transform: transform, observer: observer, registered: registered)
+      MergeSink.observe(outer: upstream, transform: transform, observer: observer)
     }
   }
 }

@@ -6,6 +6,9 @@
 /// lost. An inner received from inside a delivery, or one that replays on registration, keeps that
 /// serialized order. `registered` is forwarded once the outer has finished registering.
 ///
+/// It ends when the outer and every inner it received have ended (an outer that ends without any
+/// inner ends it at once), after every event before it; the observation is then disposed.
+///
 /// The observation keeps each inner producer alive while it forwards it, as long as the outer
 /// lives; after the outer is gone, the inners alive elsewhere go on being forwarded. Disposing the
 /// observation disposes the outer's and every inner's observation and releases them all.
@@ -27,19 +30,13 @@ public struct Merge<Upstream: EventProducerType>: EventProducerType where Upstre
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the outer producer and every inner producer it sends.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
   /// Observes the outer producer and every inner producer it sends; `registered` is called once
-  /// the outer has finished registering.
+  /// the outer has finished registering; the end comes once the outer and every inner received
+  /// have ended.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    MergeSink.observe(outer: upstream, transform: { $0 }, observer: observer, registered: registered)
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    MergeSink.observe(outer: upstream, transform: { $0 }, observer: observer)
   }
 }
 
@@ -47,8 +44,9 @@ public struct Merge<Upstream: EventProducerType>: EventProducerType where Upstre
 ///
 /// Each producer is observed once, in order; what they send concurrently is serialized (one
 /// delivery at a time, each producer's events in its order, none lost). `registered` is forwarded
-/// once every producer has finished registering. Like every operator, the value holds the
-/// producers; an observation does not keep them alive.
+/// once every producer has finished registering. It ends when all of them have ended (an empty
+/// array at once). Like every operator, the value holds the producers; an observation does not
+/// keep them alive.
 /// - Note: thread-safe.
 public struct MergeArray<Inner: EventProducerType>: EventProducerType {
   public typealias Event = Inner.Event
@@ -65,24 +63,18 @@ public struct MergeArray<Inner: EventProducerType>: EventProducerType {
   @inlinable
   public var replayLength: Int { producers.reduce(0) { $0 + $1.replayLength } }
 
-  /// Observes every producer.
+  /// Observes every producer; `registered` is called once all of them have finished registering;
+  /// the end comes once all of them have ended (at once for an empty array).
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
-  /// Observes every producer; `registered` is called once all of them have finished registering.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    MergeSink.observe(producers, observer: observer, registered: registered)
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    MergeSink.observe(producers, observer: observer)
   }
 }
 
-/// The single observer of a `merge` observation's serializer: it owns the state, observes the
-/// inner producers and calls the observer. The serializer never calls it concurrently, so it needs
-/// no lock, and the observer is called with no lock held.
+/// The single observer of a `merge` observation's inbox: it owns the state, observes the inner
+/// producers and calls the observer. The inbox never calls it concurrently, so it needs no lock,
+/// and the observer is called with no lock held.
 @usableFromInline
 final class MergeSink<Inner: EventProducerType> {
   @usableFromInline typealias Input = MergeInput<Inner, Inner.Event>
@@ -90,29 +82,26 @@ final class MergeSink<Inner: EventProducerType> {
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
   @exclusivity(unchecked) @usableFromInline var machine: MergeStateMachine<Inner>
   @usableFromInline let observer: (Inner.Event) -> Void
-  @usableFromInline let registered: () -> Void
+  @usableFromInline let finished: (() -> Void)?
+  /// Set to `nil` once called.
+  @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
   /// Whether each inner's own registration counts (an array's producers), or only the outer's.
   @usableFromInline let countsInnerRegistrations: Bool
-  /// The observation's disposables: the inner observations are added as they are made.
-  @usableFromInline let disposables: CompositeDisposable
-  /// Unowned: the serializer holds this sink; it is alive whenever it calls `receive`.
-  @usableFromInline unowned let serializer: EventProducer<Input>
+  @usableFromInline let inbox: Inbox<Input>
 
   @inlinable
   init(
-    serializer: EventProducer<Input>,
-    disposables: CompositeDisposable,
+    inbox: Inbox<Input>,
     machine: MergeStateMachine<Inner>,
     countsInnerRegistrations: Bool,
-    observer: @escaping (Inner.Event) -> Void,
-    registered: @escaping () -> Void
+    observer: EventObserver<Inner.Event>
   ) {
-    self.serializer = serializer
-    self.disposables = disposables
+    self.inbox = inbox
     self.machine = machine
     self.countsInnerRegistrations = countsInnerRegistrations
-    self.observer = observer
-    self.registered = registered
+    self.observer = observer.event
+    self.finished = observer.finished
+    self.registered = observer.registered
   }
 
   @inlinable
@@ -122,19 +111,31 @@ final class MergeSink<Inner: EventProducerType> {
       observer(event)
     case .inner(let inner):
       machine.innerReceived(inner)
-      // The inner's closures hold the serializer: it lives while an inner can send. A replay is
-      // queued by the serializer behind this delivery, so it keeps the serialized order.
-      let serializer = self.serializer
-      if countsInnerRegistrations {
-        disposables.add(inner.observe({ serializer.next(.event($0)) }, registered: { serializer.next(.registered) }))
-      } else {
-        disposables.add(inner.observe { serializer.next(.event($0)) })
-      }
+      // The inner's closures hold the inbox: it lives while an inner can send. A replay (and the
+      // end of an inner that has ended) is queued behind this delivery, so it keeps the order.
+      let serializer = inbox.serializer
+      let innerRegistered: Input? = countsInnerRegistrations && registered != nil ? .registered : nil
+      inbox.disposables.add(
+        inner.observe(
+          with: EventObserver(
+            { serializer.next(.event($0)) },
+            finished: inbox.sender(.innerEnded),
+            registered: inbox.sender(innerRegistered)
+          )
+        )
+      )
     case .registered:
-      if machine.registrationFinished() { registered() }
+      if machine.registrationFinished() {
+        let registered = self.registered
+        self.registered = nil
+        registered?()
+      }
+    case .innerEnded:
+      if machine.innerEnded() { inbox.end(registered: registered, finished: finished) }
     case .outerEnded:
-      let released = machine.outerEnded()
+      let (released, ends) = machine.outerEnded()
       _ = released  // released here, outside any lock; their observations go on
+      if ends { inbox.end(registered: registered, finished: finished) }
     }
   }
 
@@ -143,98 +144,44 @@ final class MergeSink<Inner: EventProducerType> {
   static func observe<Outer: EventProducerType>(
     outer: Outer,
     transform: @escaping (Outer.Event) -> Inner,
-    observer: @escaping (Inner.Event) -> Void,
-    registered: @escaping () -> Void
+    observer: EventObserver<Inner.Event>
   ) -> any DisposableType {
-    let serializer = EventProducer<Input>()
-    let disposables = start(
-      serializer,
-      registrations: 1,
-      retainsInners: true,
-      countsInnerRegistrations: false,
-      observer: observer,
-      registered: registered
-    )
-    let link = OuterReleaseNotifier(serializer: serializer, ended: Input.outerEnded)
-    disposables.add(
-      outer.observe(
-        { event in link.serializer.next(.inner(transform(event))) },
-        registered: { serializer.next(.registered) }
-      )
-    )
-    return disposables
+    Inbox.observation { inbox in
+      open(inbox, registrations: 1, retainsInners: true, countsInnerRegistrations: false, observer)
+      let registered: Input? = observer.registered == nil ? nil : .registered
+      inbox.observeOuter(outer, { .inner(transform($0)) }, ended: .outerEnded, registered: registered)
+    }
   }
 
-  /// Starts a merge observation of `producers`.
+  /// Starts a merge observation of `producers`; the end of the array (`outerEnded`) comes after the
+  /// last of them, so the observation ends once each has ended, or at once when there are none.
   @inlinable
-  static func observe(
-    _ producers: [Inner],
-    observer: @escaping (Inner.Event) -> Void,
-    registered: @escaping () -> Void
-  ) -> any DisposableType {
-    let serializer = EventProducer<Input>()
-    let disposables = start(
-      serializer,
-      registrations: Swift.max(producers.count, 1),
-      retainsInners: false,
-      countsInnerRegistrations: true,
-      observer: observer,
-      registered: registered
-    )
-    for producer in producers { serializer.next(.inner(producer)) }
-    if producers.isEmpty { serializer.next(.registered) }
-    return disposables
+  static func observe(_ producers: [Inner], observer: EventObserver<Inner.Event>) -> any DisposableType {
+    Inbox.observation { inbox in
+      let registrations = Swift.max(producers.count, 1)
+      open(inbox, registrations: registrations, retainsInners: false, countsInnerRegistrations: true, observer)
+      for producer in producers { inbox.serializer.next(.inner(producer)) }
+      if producers.isEmpty { inbox.serializer.next(.registered) }
+      inbox.serializer.next(.outerEnded)
+    }
   }
 
-  /// Registers the sink on `serializer`; returns the observation's disposables, the inbox first:
-  /// disposing it starts no new delivery (one in flight on another thread runs to its end, never
-  /// waited for) and releases the observer and the state once no delivery runs; then the outer and
-  /// the inners are let go.
+  /// Makes the sink and opens `inbox` to it.
   @inlinable
-  static func start(
-    _ serializer: EventProducer<Input>,
+  static func open(
+    _ inbox: Inbox<Input>,
     registrations: Int,
     retainsInners: Bool,
     countsInnerRegistrations: Bool,
-    observer: @escaping (Inner.Event) -> Void,
-    registered: @escaping () -> Void
-  ) -> CompositeDisposable {
-    let disposables = CompositeDisposable()
+    _ observer: EventObserver<Inner.Event>
+  ) {
     let sink = MergeSink(
-      serializer: serializer,
-      disposables: disposables,
+      inbox: inbox,
       machine: MergeStateMachine(registrations: registrations, retainsInners: retainsInners),
       countsInnerRegistrations: countsInnerRegistrations,
-      observer: observer,
-      registered: registered
+      observer: observer
     )
-    disposables.add(serializer.observe { sink.receive($0) })
-    return disposables
-  }
-}
-
-/// A producer of the existential type `any EventProducerType<Event>`, usable where a concrete
-/// conforming type is needed (``merge(_:)->EventProducerType<E>``).
-@usableFromInline
-struct ExistentialProducer<Event>: EventProducerType {
-  @usableFromInline let base: any EventProducerType<Event>
-
-  @inlinable
-  init(_ base: any EventProducerType<Event>) {
-    self.base = base
-  }
-
-  @inlinable
-  var replayLength: Int { base.replayLength }
-
-  @inlinable
-  func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    base.observe(observer)
-  }
-
-  @inlinable
-  func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    base.observe(observer, registered: registered)
+    inbox.open { sink.receive($0) }
   }
 }
 
@@ -273,5 +220,5 @@ public func merge<P: EventProducerType>(_ producers: [P]) -> MergeArray<P> {
 /// - Returns: a lazy producer of their events, serialized. See ``MergeArray``.
 @inlinable
 public func merge<E>(_ producers: [any EventProducerType<E>]) -> some EventProducerType<E> {
-  MergeArray(producers: producers.map(ExistentialProducer.init))
+  MergeArray(producers: producers.map { AnyEventProducer($0) })
 }

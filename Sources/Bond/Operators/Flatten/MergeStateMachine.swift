@@ -1,15 +1,17 @@
 /// What reaches a `merge` observation's private serializer: an inner producer to observe, an
-/// event of an inner producer, the end of a registration, or the end of the outer producer.
+/// event of an inner producer, the end of a registration, the end of an inner producer, or the end
+/// of the outer producer.
 @usableFromInline
 enum MergeInput<Inner, Event> {
   case inner(Inner)
   case event(Event)
   case registered
+  case innerEnded
   case outerEnded
 }
 
-/// The state of one `merge` observation: the inner producers it keeps alive and the registrations
-/// it waits for before forwarding `registered`.
+/// The state of one `merge` observation: the inner producers it keeps alive, the registrations it
+/// waits for before forwarding `registered`, and what must end before the observation ends.
 ///
 /// A pure value, owned by the single observer of the observation's serializer (never called
 /// concurrently), so it needs no lock and can be tested with no threads.
@@ -22,6 +24,10 @@ struct MergeStateMachine<Inner> {
   @usableFromInline var retainsInners: Bool
   /// Registrations not finished yet (the outer's, or each producer's of an array).
   @usableFromInline var unregistered: Int
+  /// Inner producers received that have not ended.
+  @usableFromInline var liveInners = 0
+  /// Whether the outer producer has ended (for an array: whether every producer has arrived).
+  @usableFromInline var outerHasEnded = false
 
   @inlinable
   init(registrations: Int, retainsInners: Bool) {
@@ -32,6 +38,7 @@ struct MergeStateMachine<Inner> {
   /// An inner producer arrived: the caller observes it (and stores the observation).
   @inlinable
   mutating func innerReceived(_ inner: Inner) {
+    liveInners += 1
     if retainsInners { retained.append(inner) }
   }
 
@@ -43,12 +50,22 @@ struct MergeStateMachine<Inner> {
     return unregistered == 0
   }
 
-  /// The outer producer released its observer: stop keeping the inner producers alive.
-  /// - Returns: the inner producers to release (their observations go on).
+  /// An inner producer ended.
+  /// - Returns: true when the observation ends now (the outer and every inner have ended).
   @inlinable
-  mutating func outerEnded() -> [Inner] {
+  mutating func innerEnded() -> Bool {
+    liveInners -= 1
+    return outerHasEnded && liveInners == 0
+  }
+
+  /// The outer producer ended (or released its observer): stop keeping the inner producers alive.
+  /// - Returns: the inner producers to release (their observations go on), and whether the
+  ///   observation ends now (every inner received has ended, or none was).
+  @inlinable
+  mutating func outerEnded() -> (released: [Inner], ends: Bool) {
     retainsInners = false
+    outerHasEnded = true
     defer { retained = [] }
-    return retained
+    return (retained, liveInners == 0)
   }
 }

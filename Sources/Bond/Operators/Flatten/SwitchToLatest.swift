@@ -7,6 +7,10 @@
 /// delivery, or one that replays on registration, keeps that order. `registered` is forwarded once
 /// the outer has finished registering.
 ///
+/// It ends when the outer has ended and the latest inner has ended (an inner's end alone ends
+/// nothing; an outer that ends without any inner ends it at once), after every event before it;
+/// the observation is then disposed.
+///
 /// The observation keeps the current inner alive while it forwards it, as long as the outer lives.
 /// Disposing it disposes the outer's and the current inner's observations and releases them.
 /// - Note: thread-safe.
@@ -27,25 +31,19 @@ public struct SwitchToLatest<Upstream: EventProducerType>: EventProducerType whe
   @inlinable
   public var replayLength: Int { upstream.replayLength }
 
-  /// Observes the outer producer and, at each time, the latest inner producer it sent.
-  @inlinable
-  @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void) -> any DisposableType {
-    observe(observer, registered: {})
-  }
-
   /// Observes the outer producer and, at each time, the latest inner producer it sent;
-  /// `registered` is called once the outer has finished registering.
+  /// `registered` is called once the outer has finished registering; the end comes once the outer
+  /// and the latest inner have ended.
   @inlinable
   @discardableResult
-  public func observe(_ observer: @escaping (Event) -> Void, registered: @escaping () -> Void) -> any DisposableType {
-    SwitchToLatestSink.observe(outer: upstream, transform: { $0 }, observer: observer, registered: registered)
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    SwitchToLatestSink.observe(outer: upstream, transform: { $0 }, observer: observer)
   }
 }
 
-/// The single observer of a `switchToLatest` observation's serializer: it owns the state, switches
-/// the inner observation and calls the observer. The serializer never calls it concurrently, so it
-/// needs no lock, and the observer is called with no lock held.
+/// The single observer of a `switchToLatest` observation's inbox: it owns the state, switches the
+/// inner observation and calls the observer. The inbox never calls it concurrently, so it needs no
+/// lock, and the observer is called with no lock held.
 @usableFromInline
 final class SwitchToLatestSink<Inner: EventProducerType> {
   @usableFromInline typealias Input = SwitchToLatestInput<Inner, Inner.Event>
@@ -53,23 +51,20 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
   @exclusivity(unchecked) @usableFromInline var machine = SwitchToLatestStateMachine<Inner>()
   @usableFromInline let observer: (Inner.Event) -> Void
+  @usableFromInline let finished: (() -> Void)?
+  /// Set to `nil` once called.
   @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
   /// The current inner observation; replacing it disposes the previous one.
   @usableFromInline let current: SerialDisposable
-  /// Unowned: the serializer holds this sink; it is alive whenever it calls `receive`.
-  @usableFromInline unowned let serializer: EventProducer<Input>
+  @usableFromInline let inbox: Inbox<Input>
 
   @inlinable
-  init(
-    serializer: EventProducer<Input>,
-    current: SerialDisposable,
-    observer: @escaping (Inner.Event) -> Void,
-    registered: @escaping () -> Void
-  ) {
-    self.serializer = serializer
+  init(inbox: Inbox<Input>, current: SerialDisposable, observer: EventObserver<Inner.Event>) {
+    self.inbox = inbox
     self.current = current
-    self.observer = observer
-    self.registered = registered
+    self.observer = observer.event
+    self.finished = observer.finished
+    self.registered = observer.registered
   }
 
   @inlinable
@@ -79,20 +74,29 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
       if machine.shouldForward(generation: generation) { observer(event) }
     case .inner(let inner):
       let (generation, released) = machine.innerReceived(inner)
-      // The inner's closure holds the serializer: it lives while the inner can send. A replay is
-      // queued behind this delivery, so it keeps the serialized order. Replacing the observation
-      // disposes the previous one without waiting (a delivery of it in flight on another thread only
-      // queues into the serializer); whatever it queues from now on has an old generation.
-      let serializer = self.serializer
-      current.otherDisposable = inner.observe { serializer.next(.event($0, generation: generation)) }
+      // The inner's closures hold the inbox: it lives while the inner can send. A replay (and the
+      // end of an inner that has ended) is queued behind this delivery, so it keeps the order.
+      // Replacing the observation disposes the previous one without waiting (a delivery of it in
+      // flight on another thread only queues into the inbox); whatever it queues from now on has
+      // an old generation.
+      let link = InnerLink(serializer: inbox.serializer, generation: generation)
+      current.otherDisposable = inner.observe(
+        with: EventObserver(
+          { link.serializer.next(.event($0, generation: link.generation)) },
+          finished: { link.ended() }
+        )
+      )
       _ = released  // released here, after its observation was disposed
     case .registered:
       let registered = self.registered
       self.registered = nil
       registered?()
+    case .innerEnded(let generation):
+      if machine.innerEnded(generation: generation) { inbox.end(registered: registered, finished: finished) }
     case .outerEnded:
-      let released = machine.outerEnded()
+      let (released, ends) = machine.outerEnded()
       _ = released  // its observation goes on
+      if ends { inbox.end(registered: registered, finished: finished) }
     }
   }
 
@@ -101,25 +105,36 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
   static func observe<Outer: EventProducerType>(
     outer: Outer,
     transform: @escaping (Outer.Event) -> Inner,
-    observer: @escaping (Inner.Event) -> Void,
-    registered: @escaping () -> Void
+    observer: EventObserver<Inner.Event>
   ) -> any DisposableType {
-    let serializer = EventProducer<Input>()
-    let current = SerialDisposable()
-    let sink = SwitchToLatestSink(serializer: serializer, current: current, observer: observer, registered: registered)
-    // The inbox goes first: disposing it starts no new delivery (one in flight on another thread
-    // runs to its end, never waited for) and releases the observer and the state once no delivery
-    // runs; then the outer and the inner are let go.
-    let disposables = CompositeDisposable([serializer.observe { sink.receive($0) }])
-    let link = OuterReleaseNotifier(serializer: serializer, ended: Input.outerEnded)
-    disposables.add(
-      outer.observe(
-        { event in link.serializer.next(.inner(transform(event))) },
-        registered: { serializer.next(.registered) }
-      )
-    )
-    disposables.add(current)
-    return disposables
+    Inbox.observation { inbox in
+      let current = SerialDisposable()
+      let sink = SwitchToLatestSink(inbox: inbox, current: current, observer: observer)
+      inbox.open { sink.receive($0) }
+      let registered: Input? = observer.registered == nil ? nil : .registered
+      inbox.observeOuter(outer, { .inner(transform($0)) }, ended: .outerEnded, registered: registered)
+      inbox.disposables.add(current)
+    }
+  }
+}
+
+/// What a `switchToLatest` inner observation's closures capture: the inbox and the observation's
+/// generation, in one object, so that the event and the end closures need no context of their own
+/// (one allocation per switch, as with a single closure).
+@usableFromInline
+final class InnerLink<Inner, Event> {
+  @usableFromInline let serializer: EventProducer<SwitchToLatestInput<Inner, Event>>
+  @usableFromInline let generation: Int
+
+  @inlinable
+  init(serializer: EventProducer<SwitchToLatestInput<Inner, Event>>, generation: Int) {
+    self.serializer = serializer
+    self.generation = generation
+  }
+
+  @inlinable
+  func ended() {
+    serializer.next(.innerEnded(generation: generation))
   }
 }
 

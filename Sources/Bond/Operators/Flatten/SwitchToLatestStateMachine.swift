@@ -1,11 +1,12 @@
 /// What reaches a `switchToLatest` observation's private serializer: an inner producer to switch
-/// to, an event of an inner producer tagged with the generation of its observation, the end of the
-/// outer's registration, or the end of the outer producer.
+/// to, an event or the end of an inner producer tagged with the generation of its observation, the
+/// end of the outer's registration, or the end of the outer producer.
 @usableFromInline
 enum SwitchToLatestInput<Inner, Event> {
   case inner(Inner)
   case event(Event, generation: Int)
   case registered
+  case innerEnded(generation: Int)
   case outerEnded
 }
 
@@ -26,6 +27,8 @@ struct SwitchToLatestStateMachine<Inner> {
   @usableFromInline var current: Inner?
   /// False once the outer producer has ended: inners are no longer kept alive.
   @usableFromInline var retainsInners = true
+  /// Whether the current inner has ended (true while there is none).
+  @usableFromInline var currentHasEnded = true
 
   @inlinable
   init() {}
@@ -36,6 +39,7 @@ struct SwitchToLatestStateMachine<Inner> {
   @inlinable
   mutating func innerReceived(_ inner: Inner) -> (generation: Int, released: Inner?) {
     generation += 1
+    currentHasEnded = false
     let released = current
     current = retainsInners ? inner : nil
     return (generation, released)
@@ -47,12 +51,22 @@ struct SwitchToLatestStateMachine<Inner> {
     generation == self.generation
   }
 
-  /// The outer producer released its observer: stop keeping the current inner alive.
-  /// - Returns: the inner producer to release (its observation goes on).
+  /// The inner observation of `generation` ended; an older inner's end changes nothing.
+  /// - Returns: true when the observation ends now (the outer has ended and this is the latest inner).
   @inlinable
-  mutating func outerEnded() -> Inner? {
+  mutating func innerEnded(generation: Int) -> Bool {
+    guard generation == self.generation else { return false }
+    currentHasEnded = true
+    return !retainsInners
+  }
+
+  /// The outer producer ended (or released its observer): stop keeping the current inner alive.
+  /// - Returns: the inner producer to release (its observation goes on), and whether the
+  ///   observation ends now (the latest inner has ended, or there was none).
+  @inlinable
+  mutating func outerEnded() -> (released: Inner?, ends: Bool) {
     retainsInners = false
     defer { current = nil }
-    return current
+    return (current, currentHasEnded)
   }
 }

@@ -1,0 +1,117 @@
+import Synchronization
+
+/// The plumbing that every operator combining several upstreams (`merge`, `switchToLatest`,
+/// `flatMap`, `combineLatest`) shares: a private inbox (an ``EventProducer`` used as a serializer,
+/// lossless and reentrancy-safe) into which the upstreams send from any thread, whose single
+/// observer is the operator's sink, and the observation's composite disposable, the inbox first.
+///
+/// Disposing the composite disposes the inbox's observation first: no new delivery to the sink
+/// starts (one in flight on another thread runs to its end, never waited for), and the sink (the
+/// observer, the state) is released once no delivery runs; then the upstreams are let go.
+@usableFromInline
+struct Inbox<Input> {
+  /// Unowned: the upstreams' observers hold the inbox (it lives while one can send), and the sink,
+  /// which the inbox holds, must not.
+  @usableFromInline unowned let serializer: EventProducer<Input>
+  /// The observation's disposables: the inbox's first, then the upstreams' as they are observed.
+  @usableFromInline let disposables: CompositeDisposable
+
+  @inlinable
+  init(_ serializer: EventProducer<Input>) {
+    self.serializer = serializer
+    disposables = CompositeDisposable()
+  }
+
+  /// Starts an observation: makes an inbox and keeps it alive while `body` makes the sink, opens the
+  /// inbox to it (``open(_:)``) and observes the upstreams, whose observers then hold the inbox.
+  /// - Returns: the observation's disposable.
+  @inlinable
+  static func observation(_ body: (Inbox) -> Void) -> any DisposableType {
+    let serializer = EventProducer<Input>()
+    let inbox = Inbox(serializer)
+    withExtendedLifetime(serializer) { body(inbox) }
+    return inbox.disposables
+  }
+
+  /// Registers `receive` (the sink's) as the inbox's single observer, first of the disposables.
+  @inlinable
+  func open(_ receive: @escaping (Input) -> Void) {
+    disposables.add(serializer.observe(receive))
+  }
+
+  /// A closure that sends `input` into the inbox (holding it), or `nil` when `input` is `nil`: what
+  /// an upstream's `registered` or `finished` becomes, so that "nobody asked" stays `nil`. (An
+  /// upstream's event closure is written by each operator, holding the ``serializer``, so that the
+  /// per-event path is one closure, specialized where the types are concrete.)
+  @inlinable
+  func sender(_ input: Input?) -> (() -> Void)? {
+    guard let input else { return nil }
+    let serializer = self.serializer
+    return { serializer.next(input) }
+  }
+
+  /// Observes the outer producer of `merge`, `switchToLatest` or `flatMap`: each event is
+  /// `transform`ed into an input; `ended` is sent once, when the outer ends or releases its observer
+  /// (it was deallocated, or the observation disposed), whichever comes first. Then the observation
+  /// stops keeping the inners alive: it lives on while an inner can still send, and no reference
+  /// cycle outlives the outer. The end of the outer's registration sends `registered`.
+  @inlinable
+  func observeOuter<Outer: EventProducerType>(
+    _ outer: Outer,
+    _ transform: @escaping (Outer.Event) -> Input,
+    ended: Input,
+    registered: Input?
+  ) {
+    let link = OuterReleaseNotifier(serializer: serializer, ended: ended)
+    let observer = EventObserver<Outer.Event>(
+      { link.serializer.next(transform($0)) },
+      finished: { link.outerEnded() },
+      registered: sender(registered)
+    )
+    disposables.add(outer.observe(with: observer))
+  }
+
+  /// Delivers the end (called by the sink, in the inbox's delivery order): disposes the observation
+  /// first, so that it reports `isDisposed`, nothing reaches the sink after this delivery and the
+  /// upstreams are let go; then calls `registered` if it is still due (the registration ended with
+  /// the stream) and `finished`. The sink and the observer's closures are released once this
+  /// delivery returns.
+  @inlinable
+  func end(registered: (() -> Void)?, finished: (() -> Void)?) {
+    disposables.dispose()
+    registered?()
+    finished?()
+  }
+}
+
+/// What the outer producer's observer of a `merge`, `switchToLatest` or `flatMap` observation
+/// captures: the observation's inbox. It sends `ended` once: at the outer's end, or from `deinit`
+/// when the outer releases its observer without ending (the observation was disposed, or the outer
+/// does not end its observers when it goes), since nothing can come from the outer any more.
+@usableFromInline
+final class OuterReleaseNotifier<Input> {
+  @usableFromInline let serializer: EventProducer<Input>
+  @usableFromInline let ended: Input
+  /// Set by the first of `outerEnded()` and `deinit` (which cannot overlap: `deinit` runs after the
+  /// last call has returned; atomic so that the two threads' accesses are ordered for every checker).
+  @usableFromInline let hasSent = Atomic<Bool>(false)
+
+  @inlinable
+  init(serializer: EventProducer<Input>, ended: Input) {
+    self.serializer = serializer
+    self.ended = ended
+  }
+
+  @inlinable
+  func outerEnded() {
+    // acquiringAndReleasing: one winner sends.
+    guard !hasSent.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    serializer.next(ended)
+  }
+
+  deinit {
+    // Queued behind whatever the serializer is delivering (never recursing into it); ignored when
+    // the observation was disposed or has ended first.
+    if !hasSent.exchange(true, ordering: .acquiringAndReleasing) { serializer.next(ended) }
+  }
+}
