@@ -103,9 +103,9 @@ extension EventProducer {
   /// Delivers `event` to every registered observer that is not disposed, and records it for replay.
   @inlinable
   func deliverDraining(_ event: Event) {
-    // After the end an event reaches nobody and enters no replay.
-    if hasEnded { return }
-    if replayLength > 0 { replay.append(event) }
+    // After the end an event reaches nobody and enters no replay: the end cleared
+    // `recordsReplay` and `observersCount`, so this costs no check of its own.
+    if recordsReplay { replay.append(event) }
     guard let observers else { return }
     // Registrations and purges never run inside this loop (they are work items of their own), so
     // the buffer is stable while observers run.
@@ -144,6 +144,7 @@ extension EventProducer {
   @inlinable
   func endDraining() {
     hasEnded = true
+    recordsReplay = false
     guard let observers else { return }
     let count = observersCount
     for index in 0..<count {

@@ -54,6 +54,8 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// Whether the end has been delivered: later events reach nobody and enter no replay; a later
   /// observer gets the replay, then the end.
   @exclusivity(unchecked) @usableFromInline var hasEnded = false
+  /// Whether a delivered event enters the replay: `replayLength > 0` until the end.
+  @exclusivity(unchecked) @usableFromInline var recordsReplay: Bool
 
   /// Managed lifetime, bindings to this producer and the bridge's disposable.
   @usableFromInline let lifecycle: LockedState<Lifecycle>
@@ -95,6 +97,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     )
     self.replayLength = replayLength
     self.replay = ReplayBuffer(capacity: replayLength)
+    self.recordsReplay = replayLength > 0
     self.pending = LockedState(Pending())
     self.lifecycle = LockedState(Lifecycle())
     self.isManaged = false
@@ -120,6 +123,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     )
     self.replayLength = replayLength
     self.replay = ReplayBuffer(capacity: replayLength)
+    self.recordsReplay = replayLength > 0
     self.pending = LockedState(Pending())
     self.lifecycle = LockedState(Lifecycle())
     self.isManaged = true
