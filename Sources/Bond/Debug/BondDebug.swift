@@ -1,10 +1,5 @@
 import Synchronization
 
-/// Observations registered on any producer of the process and not yet ended (disposed, or their
-/// producer deallocated). Counted at observe, dispose and deinit only: `next` never touches it.
-@usableFromInline
-let liveObservations = Atomic<Int>(0)
-
 /// Debugging aids: counters for leak checks in your own tests.
 ///
 /// ```swift
