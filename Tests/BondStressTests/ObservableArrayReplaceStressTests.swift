@@ -72,8 +72,10 @@ import Testing
           }
         }
       }
-      // Every event is delivered, possibly by the worker a replace handed the rest to: wait for it.
-      waitUntilQuiet { mirror.events.count }
+      // Every event is delivered, possibly by the worker a replace handed the rest to: wait until
+      // the mirror has caught up with the array (a lost event would hang here: the watchdog fails it).
+      let final = array.array
+      while mirror.array != final { usleep(1_000) }
       observation.dispose()
       #expect(mutations.count > 0, "the mutator ran")
       #expect(mirror.overlap.count == 0)
