@@ -132,3 +132,35 @@ import Testing
     #expect(weakCapture == nil)
   }
 }
+
+@Suite struct TakeUntilStateMachineTests {
+  @Test func forwardsThenEndsOnceAndIgnoresTheRest() {
+    var machine = TakeUntilStateMachine(registeredDue: true)
+    guard case .deliver(1) = machine.received(TakeUntilInput<Int>.event(1)) else {
+      Issue.record("an event is delivered")
+      return
+    }
+    guard case .registered = machine.received(TakeUntilInput<Int>.registered) else {
+      Issue.record("registered is forwarded once")
+      return
+    }
+    guard case .end(registered: false) = machine.received(TakeUntilInput<Int>.triggered) else {
+      Issue.record("the trigger ends it")
+      return
+    }
+    guard case .ignore = machine.received(TakeUntilInput<Int>.event(2)),
+      case .ignore = machine.received(TakeUntilInput<Int>.upstreamEnded)
+    else {
+      Issue.record("nothing after the end")
+      return
+    }
+  }
+
+  @Test func anEndDuringRegistrationCallsRegisteredFirst() {
+    var machine = TakeUntilStateMachine(registeredDue: true)
+    guard case .end(registered: true) = machine.received(TakeUntilInput<Int>.triggered) else {
+      Issue.record("registered is still due at the end")
+      return
+    }
+  }
+}

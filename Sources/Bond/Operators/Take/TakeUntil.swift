@@ -6,7 +6,7 @@
 /// both observations are disposed at once (their `observerCount` drops), then the end is delivered,
 /// once, and nothing after it. The upstream's end passes through.
 ///
-/// How: both sources send into one private serializer (``Inbox``, as `combineLatest` does), whose
+/// How: both sources send into one private serializer (an `Inbox`, as `combineLatest` does), whose
 /// single observer delivers; so an event and the trigger racing on two threads are ordered, and
 /// the end is delivered exactly once with nothing after it.
 /// - Note: thread-safe: the upstream and the trigger may send from any threads at once.
