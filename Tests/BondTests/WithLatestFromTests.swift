@@ -77,4 +77,12 @@ import Testing
     #expect(log.items == ["1a"])
     #expect(clicks.observerCount == 0 && text.observerCount == 0)
   }
+
+  @Test func theEndLetsTheOtherGoWithNoFinished() {
+    let clicks = EventProducer<Int>()
+    let text = EventProducer<String>()
+    let disposable = clicks.withLatestFrom(text).observe { _ in }
+    clicks.finish()
+    #expect(disposable.isDisposed && text.observerCount == 0)
+  }
 }

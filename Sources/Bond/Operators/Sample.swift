@@ -9,6 +9,7 @@
 /// observation is then disposed. Deliveries are serialized. No allocation per event.
 /// - Note: thread-safe: the upstream and the trigger may send from different threads.
 public struct Sample<Upstream: EventProducerType, Trigger: EventProducerType>: EventProducerType {
+  /// The upstream's events.
   public typealias Event = Upstream.Event
 
   @usableFromInline let upstream: Upstream

@@ -10,6 +10,7 @@
 /// so its replay is the latest when the upstream's replay arrives. No allocation per event.
 /// - Note: thread-safe: the two may send from different threads.
 public struct WithLatestFrom<Upstream: EventProducerType, Other: EventProducerType>: EventProducerType {
+  /// The pair of an upstream event and the other's latest event.
   public typealias Event = (Upstream.Event, Other.Event)
 
   @usableFromInline let upstream: Upstream
@@ -42,11 +43,10 @@ public struct WithLatestFrom<Upstream: EventProducerType, Other: EventProducerTy
             guard let last = latest.withLock({ $0 }) else { return }
             event((value, last))
           },
-          finished: finished.map { finished in
-            {
-              disposables.dispose()
-              finished()
-            }
+          finished: {
+            // Always observed: the other is let go at the end even when nobody asked for it.
+            disposables.dispose()
+            finished?()
           },
           registered: observer.registered
         )
