@@ -54,6 +54,22 @@ See ``CombineLatest``.""",
 tuple of the latest event of each. It ends when every producer has ended, or at once when one ends
 without having sent. See ``CombineLatest``.""",
   ),
+  Operator(
+    function="zip",
+    result="Zip",
+    source="CombineLatestSource",
+    output="Sources/Bond/Operators/Zip/Zip+Arity.swift",
+    summary_two="Pairs the n-th events of two producers (of any types).",
+    summary_n="Zips the n-th events of {n} producers (of any types) into flat tuples.",
+    example="""```swift
+zip(requests, replies).observe { request, reply in print(request, reply) }
+```""",
+    discussion_two="""The n-th event of each makes the n-th pair; only unmatched events are buffered. It ends when one
+has ended and nothing it sent is left unmatched. Overloads take 3 to 10 producers and deliver flat
+tuples. See ``Zip``.""",
+    discussion_n="""The n-th event of each makes the n-th tuple; only unmatched events are buffered. It ends when one
+has ended and nothing it sent is left unmatched. See ``Zip``.""",
+  ),
 ]
 
 

@@ -117,9 +117,12 @@ struct CombineLatestSlot {
   @usableFromInline let clear: (UnsafeMutableRawPointer) -> Void
   /// Whether the upstream's element is set: it has sent (read by the serializer's observer).
   @usableFromInline let hasSent: () -> Bool
+  /// Marks the element as not set, after its value was moved out (by `zip`).
+  @usableFromInline let markCleared: () -> Void
 
   @inlinable
   init<Value>(_ queue: CombineLatestQueue<Value>) {
+    markCleared = { queue.isSet = false }
     storeNext = { base in queue.storeNext(in: base) }
     clear = { base in queue.clear(in: base) }
     hasSent = { queue.isSet }
