@@ -22,7 +22,7 @@ extension EventProducerType where Event: Sendable {
     return TimedCollect(upstream: self, count: count, seconds: seconds, scheduler: queue)
   }
 
-  /// ``collect(count:orEvery:queue:)`` with a `Duration`.
+  /// ``collect(count:orEvery:queue:)-(_,Double,_)`` with a `Duration`.
   ///
   /// ```swift
   /// measurements.collect(count: 500, orEvery: .milliseconds(100), queue: writer).observe { send($0) }
@@ -35,8 +35,8 @@ extension EventProducerType where Event: Sendable {
   }
 }
 
-/// The producer that ``EventProducerType/collect(count:orEvery:queue:)`` returns. A light value;
-/// each observation has its own array.
+/// The producer that ``EventProducerType/collect(count:orEvery:queue:)-(_,Double,_)`` returns.
+/// A light value; each observation has its own array.
 /// - Note: thread-safe to observe from any thread; the upstream may send from several threads;
 ///   observers are called on the scheduler, one array at a time, in decision order.
 public struct TimedCollect<Upstream: EventProducerType, S: Scheduler>: EventProducerType
