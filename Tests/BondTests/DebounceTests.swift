@@ -209,3 +209,21 @@ extension DebounceTests {
     #expect(log.items == [] && clock.pendingActionCount == 0)
   }
 }
+
+extension DebounceTests {
+  // MARK: - The Duration form
+
+  @Test func durationForm() {
+    #expect(
+      timeline([(0, 1), (0.2, 2)], until: 5) { $0.debounce(for: .milliseconds(500), queue: $1) }
+        == ["2@0.7"]
+    )
+  }
+
+  @Test func negativeDurationStops() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      _ = EventProducer<Int>().debounce(for: .milliseconds(-1), queue: TestScheduler())
+    }
+    #expect(exitTestStandardError(result).contains("debounce(for:queue:): interval must be 0 or more"))
+  }
+}

@@ -316,3 +316,26 @@ extension ThrottleTests {
     #expect(clock.pendingActionCount == 0)
   }
 }
+
+extension ThrottleTests {
+  // MARK: - The Duration forms
+
+  @Test func durationForms() {
+    #expect(
+      timeline([(0, 1), (0.2, 2)], until: 5) { $0.throttle(for: .milliseconds(500), queue: $1) }
+        == ["2@0.5"]
+    )
+    #expect(
+      timeline([(0, 1), (0.2, 2), (0.6, 3)], until: 5) {
+        $0.throttle(for: .milliseconds(500), queue: $1, mode: .leading)
+      } == ["1@0.0", "3@0.6"]
+    )
+  }
+
+  @Test func negativeDurationStops() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      _ = EventProducer<Int>().throttle(for: .seconds(-1), queue: TestScheduler())
+    }
+    #expect(exitTestStandardError(result).contains("throttle(for:queue:): interval must be 0 or more"))
+  }
+}

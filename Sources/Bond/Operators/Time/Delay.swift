@@ -1,0 +1,135 @@
+extension EventProducerType where Event: Sendable {
+  /// Delivers each event `seconds` after it arrived, on `queue`, in order; the end after the last
+  /// event.
+  ///
+  /// ```swift
+  /// toasts.delay(seconds: 2, queue: .main).observe { toast in hide(toast) }
+  /// ```
+  ///
+  /// | time (s)  | 0 | 0.5     | 1 | 1.5     |
+  /// |-----------|---|---------|---|---------|
+  /// | upstream  | 1 | 2, end  |   |         |
+  /// | delivered |   |         | 1 | 2, end  |
+  ///
+  /// (`seconds` 1.) Disposing drops the waiting events (released at once).
+  /// - Precondition: `seconds` is 0 or more (not NaN).
+  @inlinable
+  public func delay<S: Scheduler>(seconds: Double, queue: S) -> Delay<Self, S> {
+    precondition(seconds >= 0, "delay(seconds:queue:): seconds must be 0 or more, got \(seconds)")
+    return Delay(upstream: self, seconds: seconds, scheduler: queue)
+  }
+
+  /// ``delay(seconds:queue:)`` with a `Duration`.
+  ///
+  /// ```swift
+  /// toasts.delay(for: .seconds(2), queue: .main).observe { toast in hide(toast) }
+  /// ```
+  /// - Precondition: `interval` is zero or more.
+  @inlinable
+  public func delay<S: Scheduler>(for interval: Duration, queue: S) -> Delay<Self, S> {
+    precondition(interval >= .zero, "delay(for:queue:): interval must be 0 or more, got \(interval)")
+    return delay(seconds: interval.bondSeconds, queue: queue)
+  }
+}
+
+/// The producer that ``EventProducerType/delay(seconds:queue:)`` returns. A light value; each
+/// observation has its own waiting events.
+/// - Note: thread-safe to observe from any thread; the upstream may send from several threads;
+///   observers are called on the scheduler, one event at a time, in arrival order.
+public struct Delay<Upstream: EventProducerType, S: Scheduler>: EventProducerType where Upstream.Event: Sendable {
+  public typealias Event = Upstream.Event
+
+  @usableFromInline let upstream: Upstream
+  @usableFromInline let seconds: Double
+  @usableFromInline let scheduler: S
+
+  @inlinable
+  init(upstream: Upstream, seconds: Double, scheduler: S) {
+    self.upstream = upstream
+    self.seconds = seconds
+    self.scheduler = scheduler
+  }
+
+  /// The upstream's replay, delayed like any event.
+  @inlinable
+  public var replayLength: Int { upstream.replayLength }
+
+  /// Registers `observer`, called on the scheduler with each event `seconds` after it arrived;
+  /// `registered` right after the delayed events of the registration; `finished` after the last
+  /// event.
+  @inlinable
+  @discardableResult
+  public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    let delivery = ScheduledDelivery(scheduler: scheduler, observer: observer)
+    let sink = DelaySink(delivery: delivery, seconds: seconds)
+    let observation = upstream.observe(
+      with: EventObserver(
+        { sink.receive($0) },
+        finished: observer.finished == nil ? nil : { sink.upstreamEnded() },
+        registered: observer.registered == nil ? nil : { sink.registrationEnded() }
+      )
+    )
+    delivery.attach(observation)
+    return sink
+  }
+}
+
+/// One observation of ``Delay``: decides under its lock (``DelayStateMachine``), hands to the
+/// delivery inside the same critical section, performs the hand-over outside it.
+@usableFromInline
+final class DelaySink<Event: Sendable, S: Scheduler>: DisposableType, Sendable {
+  @usableFromInline typealias HandOver = ScheduledDelivery<Event, S>.Machine.ReceiveAction
+
+  @usableFromInline let delivery: ScheduledDelivery<Event, S>
+  @usableFromInline let seconds: Double
+  @usableFromInline let state = LockedState(DelayStateMachine<Event>())
+
+  @inlinable
+  init(delivery: ScheduledDelivery<Event, S>, seconds: Double) {
+    self.delivery = delivery
+    self.seconds = seconds
+  }
+
+  @inlinable
+  var isDisposed: Bool { delivery.isDisposed }
+
+  @inlinable
+  func receive(_ event: Event) {
+    guard state.withLock({ $0.receive(event) }) else { return }
+    _ = delivery.scheduler.schedule(after: seconds) { [self] in self.timerFired() }
+  }
+
+  @usableFromInline
+  func registrationEnded() {
+    let handOver = state.withLock { machine in
+      machine.registrationEnded() ? delivery.enqueueRegistrationEnd() : nil
+    }
+    if let handOver { delivery.perform(handOver, onScheduler: false) }
+  }
+
+  /// Runs on the scheduler.
+  @usableFromInline
+  func timerFired() {
+    let handOvers = state.withLock { machine -> (HandOver, HandOver?)? in
+      guard let next = machine.fire() else { return nil }
+      let event = delivery.enqueue(next.event, endsRegistration: next.endsRegistration)
+      return (event, next.ends ? delivery.enqueueEnd() : nil)
+    }
+    guard let (event, end) = handOvers else { return }
+    delivery.perform(event, onScheduler: true)
+    if let end { delivery.perform(end, onScheduler: true) }
+  }
+
+  @usableFromInline
+  func upstreamEnded() {
+    let end = state.withLock { machine in machine.ended() ? delivery.enqueueEnd() : nil }
+    if let end { delivery.perform(end, onScheduler: false) }
+  }
+
+  @usableFromInline
+  func dispose() {
+    delivery.dispose()
+    let dropped = state.withLock { $0.disposed() }
+    _ = dropped  // released here, outside the lock
+  }
+}
