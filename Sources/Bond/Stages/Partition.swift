@@ -1,0 +1,85 @@
+import Dispatch
+import Synchronization
+
+extension EventProducerType where Event: Sendable {
+  /// Spreads the events over `lanes` hot producers by key: each event goes to lane
+  /// `hash(key) % lanes`, so equal keys keep their order, and each lane delivers on its own serial
+  /// `DispatchQueue`, so the lanes run in parallel.
+  ///
+  /// ```swift
+  /// let partition = trades.partition(lanes: 4) { $0.symbol }
+  /// merge(partition.lanes.map { $0.map(score) }).observe { print($0) }
+  /// ```
+  ///
+  /// The receiver is observed once, from creation. Its end ends every lane after the lane's buffered
+  /// events; ``Partition/dispose()`` stops observing it and ends every lane. The lane buffers are
+  /// unbounded, like ``deliverOn(_:)``'s: a lane slower than the upstream makes its buffer grow.
+  /// - Precondition: `lanes` is at least 1.
+  public func partition<Key: Hashable>(lanes: Int, by key: @escaping @Sendable (Event) -> Key) -> Partition<Event> {
+    precondition(lanes >= 1, "partition(lanes:by:): lanes must be at least 1, got \(lanes)")
+    return Partition(upstream: self, laneCount: lanes, key: key)
+  }
+}
+
+/// The keyed parallel lanes that ``EventProducerType/partition(lanes:by:)`` returns; disposed when
+/// deallocated.
+/// - Note: thread-safe.
+public final class Partition<Event: Sendable>: DisposableType, Sendable {
+  /// The lanes, each a hot producer delivering on its own serial queue.
+  public let lanes: [EventProducer<Event>]
+  let inputs: [EventProducer<Event>]
+  let deliveries: [any DisposableType]
+  let upstream: Mutex<(any DisposableType)?>
+  let disposedFlag = Atomic<Bool>(false)
+
+  init<Upstream: EventProducerType, Key: Hashable>(
+    upstream: Upstream,
+    laneCount: Int,
+    key: @escaping @Sendable (Event) -> Key
+  ) where Upstream.Event == Event {
+    let lanes = (0..<laneCount).map { _ in EventProducer<Event>() }
+    let inputs = (0..<laneCount).map { _ in EventProducer<Event>() }
+    self.lanes = lanes
+    self.inputs = inputs
+    self.deliveries = (0..<laneCount).map { index in
+      let lane = lanes[index]
+      return inputs[index].deliverOn(DispatchQueue(label: "Bond.partition.lane\(index)"))
+        .observe({ lane.next($0) }, finished: { lane.finish() })
+    }
+    self.upstream = Mutex(nil)
+    let count = UInt(laneCount)
+    let observation = upstream.observe(
+      with: EventObserver(
+        { event in
+          inputs[Int(UInt(bitPattern: key(event).hashValue) % count)].next(event)
+        },
+        finished: {
+          for input in inputs { input.finish() }
+        }
+      )
+    )
+    if disposedFlag.load(ordering: .acquiring) {
+      observation.dispose()
+    } else {
+      self.upstream.withLock { $0 = observation }
+    }
+  }
+
+  deinit {
+    dispose()
+  }
+
+  public var isDisposed: Bool { disposedFlag.load(ordering: .acquiring) }
+
+  /// Stops observing the upstream and ends every lane (after the events already handed to it).
+  public func dispose() {
+    guard !disposedFlag.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    let observation = upstream.withLock { value -> (any DisposableType)? in
+      let taken = value
+      value = nil
+      return taken
+    }
+    observation?.dispose()
+    for input in inputs { input.finish() }
+  }
+}

@@ -1,0 +1,40 @@
+import BondTesting
+import Dispatch
+import Testing
+
+/// Per-key sums; used from one lane, so from one thread at a time.
+final class Totals: @unchecked Sendable {
+  var sums: [String: Int] = [:]
+  func add(_ value: Int, to key: String) -> String {
+    sums[key, default: 0] += value
+    return "\(key)=\(sums[key]!)"
+  }
+}
+
+@Suite struct ReadmePipelineTests {
+  @Test func buildingAPipeline() async throws {
+    let lines = AsyncStream<String> { continuation in
+      for index in 0..<1_000 { continuation.yield("sensor\(index % 4) \(index)") }
+      continuation.finish()
+    }
+    let input = EventProducer<(key: String, value: Int)>()
+    let partition = input.partition(lanes: 2) { $0.key }
+    let totals = partition.lanes.map { lane in
+      let sums = Totals()  // one per lane: a lane delivers one event at a time
+      return lane.map { reading in sums.add(reading.value, to: reading.key) }
+    }
+    let printed = DispatchSemaphore(value: 0)
+    merge(totals).batches(on: DispatchQueue(label: "printer"), maxCount: 100).observe { batch in
+      print("\(batch.count) running totals, last: \(batch.last!)")
+    } finished: {
+      printed.signal()
+    }
+    try await input.send(
+      contentsOf: lines.map { line in
+        let parts = line.split(separator: " ")
+        return (key: String(parts[0]), value: Int(parts[1])!)
+      }
+    )
+    printed.wait()
+  }
+}
