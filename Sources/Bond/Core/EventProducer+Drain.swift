@@ -29,6 +29,10 @@ import Synchronization
 // Registration goes through the same serialization (`Work.register`), so the replay and the live
 // events meet exactly: no duplicate, no gap.
 //
+// `send(contentsOf:)` awaits its element's delivery without a waiting thread: when contended it
+// queues the event and, right behind it, `Work.resume` with its task's continuation; the holder
+// performs work in queue order, so it resumes the task once the event has reached every observer.
+//
 // # Disposal never waits
 //
 // `dispose()` sets the observation's flag first (the drainer checks it before each delivery, so no
@@ -94,6 +98,7 @@ extension EventProducer {
       case .register(let box): registerDraining(box)
       case .purge: purgeDraining()
       case .finish: endDraining()
+      case .resume(let continuation): continuation.resume()
       }
       // relaxed: a hint only; purgeDraining's exchange is what orders the purge after the flags.
       if purgeRequested.load(ordering: .relaxed) { purgeDraining() }

@@ -68,6 +68,8 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     case register(ObserverBox<Event>)
     case purge
     case finish
+    /// Resumes a sender awaiting the delivery of the work queued before it (`send(contentsOf:)`).
+    case resume(UnsafeContinuation<Void, Never>)
   }
 
   @usableFromInline

@@ -96,3 +96,21 @@ final class Locked<Value>: @unchecked Sendable {
   }
   var value: Value { withLock { $0 } }
 }
+
+/// `withWatchdog` for an async scenario: the timer thread aborts the process if `body` has not
+/// returned after `seconds` (a continuation never resumed is a hang, and cancellation cannot end it).
+func withWatchdog(_ name: String, seconds: Double, _ body: () async -> Void) async {
+  let limit = watchdogOverride ?? seconds
+  let finished = DispatchSemaphore(value: 0)
+  let watcher = Thread {
+    if finished.wait(timeout: .now() + limit) == .timedOut {
+      let message = "WATCHDOG: \(name) did not finish in \(limit) s (hang)\n"
+      FileHandle.standardError.write(message.data(using: .utf8)!)
+      abort()
+    }
+  }
+  watcher.name = "watchdog: \(name)"
+  watcher.start()
+  await body()
+  finished.signal()
+}
