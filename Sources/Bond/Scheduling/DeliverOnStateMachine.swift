@@ -14,6 +14,7 @@ struct DeliverOnStateMachine<Event: Sendable> {
   @usableFromInline typealias Observer = UncheckedSendable<(Event) -> Void>
   @usableFromInline typealias Registered = UncheckedSendable<() -> Void>
   @usableFromInline typealias Finished = UncheckedSendable<(() -> Void)?>
+  @usableFromInline typealias ArrayObserver = UncheckedSendable<([Event]) -> Void>
 
   /// Events received and not yet taken by the drain, oldest first.
   @usableFromInline var buffer = WorkQueue<Event>()
@@ -25,6 +26,9 @@ struct DeliverOnStateMachine<Event: Sendable> {
   @usableFromInline var registered: Registered?
   /// The `finished` callback (its content `nil` when nobody asked), until it has been handed over.
   @usableFromInline var finished: Finished?
+  /// The observer of arrays, in ``ScheduledDelivery``'s array mode (``Batches``); `observer` is
+  /// then a no-op that only marks the delivery as live.
+  @usableFromInline var arrayObserver: ArrayObserver?
   /// The upstream has ended: no event is taken any more; the end is delivered after the buffer.
   @usableFromInline var hasEnded = false
   /// Set when the upstream's registration ended: `registered` is due after this many events of
@@ -190,6 +194,7 @@ struct DeliverOnStateMachine<Event: Sendable> {
     @usableFromInline var observer: Observer?
     @usableFromInline var registered: Registered?
     @usableFromInline var finished: Finished?
+    @usableFromInline var arrayObserver: ArrayObserver?
   }
 
   /// Delivered the end: forgets everything, as ``disposed()``, and hands over `finished` too.
@@ -210,10 +215,18 @@ struct DeliverOnStateMachine<Event: Sendable> {
       registered = nil
       registeredAfter = nil
       finished = nil
+      arrayObserver = nil
       upstream = nil
       buffer = WorkQueue()
       spare = WorkQueue()
     }
-    return Released(upstream: upstream, buffer: buffer, observer: observer, registered: registered, finished: nil)
+    return Released(
+      upstream: upstream,
+      buffer: buffer,
+      observer: observer,
+      registered: registered,
+      finished: nil,
+      arrayObserver: arrayObserver
+    )
   }
 }

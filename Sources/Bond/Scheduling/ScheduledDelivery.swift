@@ -29,6 +29,8 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   @usableFromInline let statistics: DeliveryStatistics?
   /// Whether a buffer limit applies (the drain then takes one event at a time).
   @usableFromInline let isBounded: Bool
+  /// In array mode (``Batches``), the most events per array; 0 delivers events one by one.
+  @usableFromInline let maxArrayCount: Int
 
   /// Events one drain delivers before it lets the scheduler run something else.
   @usableFromInline static var drainShare: Int { 1024 }
@@ -44,6 +46,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     self.scheduler = scheduler
     self.statistics = statistics
     self.isBounded = bufferLimit != .max
+    self.maxArrayCount = 0
     self.state = LockedState(
       Machine(
         observer: UncheckedSendable(observer.event),
@@ -53,6 +56,26 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
         overflowPolicy: overflowPolicy
       )
     )
+  }
+
+  /// Array mode (``Batches``): the same buffer and drain, but each burst the drain takes is handed
+  /// to `observer` as arrays of at most `maxCount` events (one allocation per array), with
+  /// `registered` (if any) between the array that ends the upstream's replay and the next.
+  @usableFromInline
+  init(scheduler: S, arrays observer: EventObserver<[Event]>, maxCount: Int) {
+    self.scheduler = scheduler
+    self.statistics = nil
+    self.isBounded = false
+    self.maxArrayCount = maxCount
+    var machine = Machine(
+      observer: UncheckedSendable({ _ in }),
+      registered: observer.registered.map { UncheckedSendable($0) },
+      finished: observer.finished,
+      bufferLimit: .max,
+      overflowPolicy: .dropOldest
+    )
+    machine.arrayObserver = UncheckedSendable(observer.event)
+    self.state = LockedState(machine)
   }
 
   /// Whether `dispose()` was called or the end delivered: the drain checks it before each delivery.
@@ -181,6 +204,12 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
         deliverEnd(released)
         return
       case .deliver(let observer, let registered):
+        if maxArrayCount > 0 {
+          let count = batch.count
+          guard deliverArrays(&batch, registered: registered) else { return }
+          delivered += count
+          continue
+        }
         var offset = 0
         while let event = batch.pop() {
           if let registered, registered.offset == offset {
@@ -198,6 +227,36 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
         delivered += offset
       }
     }
+  }
+
+  /// Array mode: hands `batch` (one burst) to the array observer in arrays of at most
+  /// ``maxArrayCount`` events, each allocated once at its exact size, and `registered` at its
+  /// offset. Returns `false` when the delivery stopped (disposed) meanwhile.
+  @usableFromInline
+  func deliverArrays(
+    _ batch: inout WorkQueue<Event>,
+    registered: (offset: Int, callback: Machine.Registered)?
+  ) -> Bool {
+    guard let observer = state.withLock({ $0.arrayObserver }) else { return false }
+    var offset = 0
+    var registered = registered
+    while !batch.isEmpty || registered != nil {
+      if let pending = registered, pending.offset == offset || batch.isEmpty {
+        registered = nil
+        guard !isStopped else { return false }
+        pending.callback.value()
+        continue
+      }
+      // An array never spans the registration point: `registered` comes between two arrays.
+      let limit = Swift.min(maxArrayCount, batch.count, (registered?.offset ?? .max) - offset)
+      var array: [Event] = []
+      array.reserveCapacity(limit)
+      while array.count < limit, let event = batch.pop() { array.append(event) }
+      offset += array.count
+      guard !isStopped else { return false }
+      observer.value(array)
+    }
+    return true
   }
 
   @inlinable

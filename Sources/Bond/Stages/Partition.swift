@@ -27,9 +27,10 @@ extension EventProducerType where Event: Sendable {
 public final class Partition<Event: Sendable>: DisposableType, Sendable {
   /// The lanes, each a hot producer delivering on its own serial queue.
   public let lanes: [EventProducer<Event>]
-  let inputs: [EventProducer<Event>]
-  let deliveries: [any DisposableType]
-  let upstream: Mutex<(any DisposableType)?>
+  /// One ``deliverOn(_:)`` delivery per lane: the router pushes into its buffer, its drain runs on
+  /// the lane's queue and sends into the lane.
+  let deliveries: [ScheduledDelivery<Event, DispatchQueue>]
+  let upstream: LockedState<(any DisposableType)?>
   let disposedFlag = Atomic<Bool>(false)
 
   init<Upstream: EventProducerType, Key: Hashable>(
@@ -38,48 +39,47 @@ public final class Partition<Event: Sendable>: DisposableType, Sendable {
     key: @escaping @Sendable (Event) -> Key
   ) where Upstream.Event == Event {
     let lanes = (0..<laneCount).map { _ in EventProducer<Event>() }
-    let inputs = (0..<laneCount).map { _ in EventProducer<Event>() }
-    self.lanes = lanes
-    self.inputs = inputs
-    self.deliveries = (0..<laneCount).map { index in
-      let lane = lanes[index]
-      return inputs[index].deliverOn(DispatchQueue(label: "Bond.partition.lane\(index)"))
-        .observe({ lane.next($0) }, finished: { lane.finish() })
+    let deliveries = lanes.enumerated().map { index, lane in
+      ScheduledDelivery(
+        scheduler: DispatchQueue(label: "Bond.partition.lane\(index)"),
+        observer: EventObserver({ lane.next($0) }, finished: { lane.finish() })
+      )
     }
-    self.upstream = Mutex(nil)
+    self.lanes = lanes
+    self.deliveries = deliveries
+    self.upstream = LockedState(nil)
     let count = UInt(laneCount)
+    // The router: one hash and one push into the lane's buffer per event (a drain is scheduled
+    // only when the lane was idle).
     let observation = upstream.observe(
       with: EventObserver(
         { event in
-          inputs[Int(UInt(bitPattern: key(event).hashValue) % count)].next(event)
+          deliveries[Int(UInt(bitPattern: key(event).hashValue) % count)].send(event)
         },
         finished: {
-          for input in inputs { input.finish() }
+          for delivery in deliveries { delivery.finish() }
         }
       )
     )
-    if disposedFlag.load(ordering: .acquiring) {
-      observation.dispose()
-    } else {
-      self.upstream.withLock { $0 = observation }
-    }
+    self.upstream.withLock { $0 = observation }
   }
 
   deinit {
     dispose()
   }
 
+  /// Whether ``dispose()`` was called (or the partition deallocated).
   public var isDisposed: Bool { disposedFlag.load(ordering: .acquiring) }
 
   /// Stops observing the upstream and ends every lane (after the events already handed to it).
   public func dispose() {
+    // acquiringAndReleasing: one winner disposes.
     guard !disposedFlag.exchange(true, ordering: .acquiringAndReleasing) else { return }
     let observation = upstream.withLock { value -> (any DisposableType)? in
-      let taken = value
-      value = nil
-      return taken
+      defer { value = nil }
+      return value
     }
     observation?.dispose()
-    for input in inputs { input.finish() }
+    for delivery in deliveries { delivery.finish() }
   }
 }
