@@ -27,7 +27,7 @@ extension EventProducerType where Event: Sendable {
 public final class Partition<Event: Sendable>: DisposableType, Sendable {
   /// The lanes, each a hot producer delivering on its own serial queue.
   public let lanes: [EventProducer<Event>]
-  /// One ``deliverOn(_:)`` delivery per lane: the router pushes into its buffer, its drain runs on
+  /// One ``EventProducerType/deliverOn(_:)`` delivery per lane: the router pushes into its buffer, its drain runs on
   /// the lane's queue and sends into the lane.
   let deliveries: [ScheduledDelivery<Event, DispatchQueue>]
   let upstream: LockedState<(any DisposableType)?>
