@@ -12,6 +12,13 @@ let watchdogOverride: Double? = ProcessInfo.processInfo.environment["BOND_WATCHD
 /// The limits are generous (a scenario takes well under a few seconds, but ThreadSanitizer on two
 /// shared cores is slow): the watchdog catches hangs, it does not measure speed.
 func withWatchdog(_ name: String, seconds: Double, _ body: () -> Void) {
+  let finished = startWatchdog(name, seconds: seconds)
+  body()
+  finished.signal()
+}
+
+/// Starts the timer thread of `withWatchdog`; the caller signals the semaphore when its body returns.
+private func startWatchdog(_ name: String, seconds: Double) -> DispatchSemaphore {
   let limit = watchdogOverride ?? seconds
   let finished = DispatchSemaphore(value: 0)
   let watcher = Thread {
@@ -23,8 +30,7 @@ func withWatchdog(_ name: String, seconds: Double, _ body: () -> Void) {
   }
   watcher.name = "watchdog: \(name)"
   watcher.start()
-  body()
-  finished.signal()
+  return finished
 }
 
 /// Polls `deliveries` (a count of deliveries) until it has not changed for `quiet` seconds, so a
@@ -100,17 +106,7 @@ final class Locked<Value>: @unchecked Sendable {
 /// `withWatchdog` for an async scenario: the timer thread aborts the process if `body` has not
 /// returned after `seconds` (a continuation never resumed is a hang, and cancellation cannot end it).
 func withWatchdog(_ name: String, seconds: Double, _ body: () async -> Void) async {
-  let limit = watchdogOverride ?? seconds
-  let finished = DispatchSemaphore(value: 0)
-  let watcher = Thread {
-    if finished.wait(timeout: .now() + limit) == .timedOut {
-      let message = "WATCHDOG: \(name) did not finish in \(limit) s (hang)\n"
-      FileHandle.standardError.write(message.data(using: .utf8)!)
-      abort()
-    }
-  }
-  watcher.name = "watchdog: \(name)"
-  watcher.start()
+  let finished = startWatchdog(name, seconds: seconds)
   await body()
   finished.signal()
 }
