@@ -15,6 +15,7 @@ extension EventProducerType where Event: Sendable {
   /// events; ``Partition/dispose()`` stops observing it and ends every lane. The lane buffers are
   /// unbounded, like ``deliverOn(_:)``'s: a lane slower than the upstream makes its buffer grow.
   /// - Precondition: `lanes` is at least 1.
+  @inlinable
   public func partition<Key: Hashable>(lanes: Int, by key: @escaping @Sendable (Event) -> Key) -> Partition<Event> {
     precondition(lanes >= 1, "partition(lanes:by:): lanes must be at least 1, got \(lanes)")
     return Partition(upstream: self, laneCount: lanes, key: key)
@@ -29,10 +30,16 @@ public final class Partition<Event: Sendable>: DisposableType, Sendable {
   public let lanes: [EventProducer<Event>]
   /// One ``EventProducerType/deliverOn(_:)`` delivery per lane: the router pushes into its buffer, its drain runs on
   /// the lane's queue and sends into the lane.
+  @usableFromInline
   let deliveries: [ScheduledDelivery<Event, DispatchQueue>]
+  @usableFromInline
   let upstream: LockedState<(any DisposableType)?>
-  let disposedFlag = Atomic<Bool>(false)
+  @usableFromInline
+  let disposedFlag: Atomic<Bool>
 
+  // Inlinable so that the router (hash, pick the lane, push into its buffer) specializes for the
+  // event and key types in the user's module.
+  @inlinable
   init<Upstream: EventProducerType, Key: Hashable>(
     upstream: Upstream,
     laneCount: Int,
@@ -48,6 +55,7 @@ public final class Partition<Event: Sendable>: DisposableType, Sendable {
     self.lanes = lanes
     self.deliveries = deliveries
     self.upstream = LockedState(nil)
+    self.disposedFlag = Atomic(false)
     let count = UInt(laneCount)
     // The router: one hash and one push into the lane's buffer per event (a drain is scheduled
     // only when the lane was idle).

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension EventProducer where Event: Sendable {
   /// Sends each element of `sequence`, pulling the next one only after the current one has been
   /// delivered to every observer, then finishes this producer at the sequence's end and returns once the end is delivered. Cancellation
@@ -11,6 +13,7 @@ extension EventProducer where Event: Sendable {
   /// call goes on, as with ``next(_:)``. When another thread holds them, the element is queued
   /// behind that thread's work and this task is suspended (not spinning, not blocking a thread)
   /// until the holder has delivered it; the holder resumes it.
+  @inlinable
   public func send<Sequence: AsyncSequence>(contentsOf sequence: Sequence) async throws
   where Sequence.Element == Event {
     var iterator = sequence.makeAsyncIterator()
@@ -24,6 +27,7 @@ extension EventProducer where Event: Sendable {
 
   /// Sends `event` and returns once every observer has received it: at once on the fast path,
   /// else suspended until the thread holding the delivery rights has performed it.
+  @inlinable
   func sendAwaitingDelivery(_ event: Event) async {
     // acquiringAndReleasing: as in next(_:).
     if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
@@ -35,6 +39,7 @@ extension EventProducer where Event: Sendable {
   }
 
   /// ``finish()``, returning once every observer has received the end.
+  @usableFromInline
   func finishAwaitingDelivery() async {
     // acquiringAndReleasing: one winner queues the end, as in finish().
     guard !finishRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
@@ -49,6 +54,7 @@ extension EventProducer where Event: Sendable {
   /// Queues `work` and, right behind it, a `.resume` of this task, then suspends (no thread waits,
   /// nothing spins): work is performed in queue order, so the holder of the delivery rights
   /// performs `work` before it resumes this task.
+  @usableFromInline
   func submitAwaitingContended(_ work: Work) async {
     await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
       pending.withLock { pending in
