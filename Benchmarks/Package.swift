@@ -15,6 +15,8 @@ let bondFeatures: [String] = [
   "BOND_DELIVER_ON",  // deliverOn(_:): S7 (BondDeliverOn.swift)
   "BOND_THROTTLE",  // throttle(seconds:queue:): S11 (BondThrottle.swift)
   "BOND_OBSERVABLE_ARRAY",  // ObservableArray: S12a S12b (BondObservableArray.swift)
+  "BOND_STAGES",  // partition, batches, send(contentsOf:): S13 S14 S18 (BondStages.swift)
+  "BOND_VOCABULARY",  // zip, withLatestFrom, collect(count:): S15 S16 S17 (BondVocabulary.swift)
 ]
 
 let package = Package(
@@ -26,6 +28,8 @@ let package = Package(
     .package(url: "https://github.com/ordo-one/package-benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.1.4"),
+    // HdrHistogram for the latency percentiles (package-benchmark depends on it too).
+    .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
   ],
   targets: [
     // Default release settings only: no cross-module-optimization, no unsafe flags; Bond's hot
@@ -53,6 +57,17 @@ let package = Package(
         .product(name: "OpenCombine", package: "OpenCombine"),
       ],
       path: "Benchmarks/BondInstructions"
+    ),
+    // S7 latency: next() to the observer on a queue, p50/p99/p99.9 with HdrHistogram (perf/latency).
+    .executableTarget(
+      name: "BondLatency",
+      dependencies: [
+        .product(name: "Bond", package: "Bond"),
+        .product(name: "OpenCombine", package: "OpenCombine"),
+        .product(name: "OpenCombineDispatch", package: "OpenCombine"),
+        .product(name: "Histogram", package: "hdrhistogram-swift"),
+      ],
+      path: "Benchmarks/BondLatency"
     ),
     // Scale curves: cost per event against observers, replay, chain length, arity (perf/curves).
     .executableTarget(

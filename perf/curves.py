@@ -14,6 +14,7 @@ TITLES = {
     "replay": ("replay length (events replayed on subscribe)", "ns per subscribe + dispose"),
     "chain": ("map stages in the chain", "ns per event"),
     "combineLatest": ("combineLatest arity", "ns per event"),
+    "lanes": ("partition lanes (~1 µs of work per event)", "ns per event"),
 }
 
 

@@ -19,6 +19,7 @@ Two ratio columns follow, both from the same run:
 import argparse
 import json
 import math
+import os
 import re
 import sys
 import textwrap
@@ -43,14 +44,24 @@ SCENARIOS = [
     ("S12b", "array-replace-diff"),
     ("S12c", "array-replace-reset"),
     ("S12d", "array-filter-elements"),
+    ("S13a", "partition-1-lane"),
+    ("S13b", "partition-2-lanes"),
+    ("S14a", "batches-200ns-consumer"),
+    ("S14b", "per-event-200ns-consumer"),
+    ("S15", "zip-2"),
+    ("S16", "with-latest-from"),
+    ("S17", "collect-100"),
+    ("S18a", "async-in-buffered"),
+    ("S18b", "async-in-live"),
 ]
 
 # Cells that have no natural equivalent in an engine (PERFORMANCE.md; AsyncAlgorithmsPeer.swift).
 NOT_APPLICABLE = {
-    "OpenCombine": {"S4", "S5", "S8", "S12a", "S12b", "S12c", "S12d"},
-    "AsyncAlgorithms": {"S6", "S8", "S9", "S9b", "S11", "S12a", "S12b", "S12c", "S12d"},
-    "closure": {"S9b", "S12c", "S12d"},
-    "naive": {"S12b", "S12c", "S12d"},
+    "OpenCombine": {"S4", "S5", "S8", "S12a", "S12b", "S12c", "S12d", "S13a", "S13b", "S16", "S18a", "S18b"},
+    "AsyncAlgorithms": {"S6", "S8", "S9", "S9b", "S11", "S12a", "S12b", "S12c", "S12d", "S13a", "S13b", "S14a",
+                        "S14b", "S16", "S18a", "S18b"},
+    "closure": {"S9b", "S12c", "S12d", "S13a", "S13b", "S14a", "S14b", "S18a", "S18b"},
+    "naive": {"S12b", "S12c", "S12d", "S14a", "S14b", "S15", "S16", "S17"},
 }
 
 UNITS = {
@@ -78,6 +89,13 @@ NOTES = [
     "S9b: the measured thread disposes 50 observations while another thread sends to a slow"
     " observer (busy 20 µs per event) of the same producer; naive S9b holds its lock while delivering"
     " (a removal waits for the delivery); its time depends on thread timing.",
+    "S13: 1M events, 1,000 keys, ~1 µs of hashing per event on the lanes, timed until the last is done;"
+    " Bond = partition(lanes:by:), naive = the hand-written partition (one serial DispatchQueue per lane, one"
+    " async per event). S14: a consumer paying ~200 ns per call; S14a Bond = batches(on:maxCount: 1000),"
+    " OpenCombine = receive(on:) + collect(1000); S14b = one call per event (Bond deliverOn, OpenCombine"
+    " receive(on:)). S15: ns per send, sends alternate the two sources. S17: one array per 100 events."
+    " S18: 1M elements of an AsyncStream (a: already buffered, b: fed live by another thread); Bond ="
+    " send(contentsOf:) (each element delivered before the next is pulled), naive = for await + next.",
     "closure S7 = one queue.async per event (the unbatched hop); naive S7 = a batching buffer;"
     " closure S11 = a closure call keeping the latest value; closure S12b = stdlib difference(from:).",
     "n/a: the engine has no natural equivalent.  —: not measured (the Bond API is not on main yet,"
@@ -270,6 +288,26 @@ def write_csv(path, cells):
                 ]) + "\n")
 
 
+def stage_summary(cells):
+    """S13's scaling line: the 2-lane/1-lane speed-up of Bond and of the hand-written partition, and
+    the mallocs per event of the hand-written one over Bond's, with this machine's core count."""
+    parts = []
+    for engine, label in [("Bond", "Bond"), ("naive", "hand-written")]:
+        one, two = cells.get(("S13a", engine)), cells.get(("S13b", engine))
+        if one and two and two["ns"] > 0:
+            parts.append(f"{label} {one['ns'] / two['ns']:.2f}x")
+    if not parts:
+        return ""
+    line = f"S13 2-lane/1-lane speed-up on {os.cpu_count()} cores: " + ", ".join(parts)
+    bond, naive = cells.get(("S13b", "Bond")), cells.get(("S13b", "naive"))
+    if bond and naive and bond["mallocs"] is not None and naive["mallocs"] is not None:
+        if bond["mallocs"] > 0:
+            line += f"; hand-written mallocs/event {naive['mallocs'] / bond['mallocs']:.0f}x Bond's"
+        else:
+            line += f"; mallocs/event: Bond 0, hand-written {fmt_mallocs(naive['mallocs'])}"
+    return line + "."
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", help="the JMH export (swift package benchmark --format jmh)")
@@ -301,6 +339,9 @@ def main():
         print(("- " if args.markdown else "  ") + "instructions: no hardware counters here"
               " (perf_event not supported); not measured.")
     print(("- " if args.markdown else "  ") + f"malloc overhead of the framework subtracted: {overhead:.0f} per iteration.")
+    stages = stage_summary(cells)
+    if stages:
+        print(("- " if args.markdown else "  ") + stages)
     if args.csv:
         write_csv(args.csv, cells)
 

@@ -12,6 +12,8 @@ let benchmarks: @Sendable () -> Void = {
   registerOpenCombine()
   registerAsyncAlgorithms()
   registerBaselines()
+  registerOpenCombineStages()
+  registerStagesBaselines()
 }
 
 /// Every Bond benchmark; each file registers nothing while its feature is not enabled.
@@ -24,6 +26,8 @@ func registerBond() {
   registerBondDeliverOn()  // S7
   registerBondThrottle()  // S11
   registerBondObservableArray()  // S12a S12b
+  registerBondStages()  // S13a S13b S14a S14b S18a S18b
+  registerBondVocabulary()  // S15 S16 S17
 }
 
 /// "S0 noop": an empty measured region. Its mallocs per iteration are package-benchmark's own

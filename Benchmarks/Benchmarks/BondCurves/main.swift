@@ -3,9 +3,12 @@
 // (where it has the feature) OpenCombine. Prints one JSON object per point:
 //   {"curve": "observers", "x": 10, "engine": "Bond", "ns": 31.2}
 // Times are wall clock, best of 3 runs of each point, in one process: compare within one run.
+// `BondCurves lanes` prints only the lanes curve (partition over 1, 2, 4, 8 lanes).
 import Bond
 import Dispatch
+import Foundation
 import OpenCombine
+import Synchronization
 
 final class Sum { var value = 0 }
 let sum = Sum()
@@ -28,6 +31,89 @@ func point(_ curve: String, _ x: Int, _ engine: String, _ ns: Double) {
 }
 
 let events = 200_000
+
+/// A multiply-xor hash round, `rounds` times (the CPU-bound work of the lanes curve).
+@inline(never) func mix(_ seed: UInt64, rounds: Int) -> UInt64 {
+  var h = seed
+  for _ in 0..<rounds {
+    h ^= h >> 29
+    h = h &* 0x100_0000_01B3
+  }
+  return h
+}
+
+/// Rounds of `mix` in about 1 µs here (best of 5 timings of 2M rounds; seed and count come from
+/// the command line's length, so the compiler cannot fold the loop).
+func microsecondOfRounds() -> Int {
+  let rounds = 2_000_000 + CommandLine.arguments.count
+  var best = Double.infinity
+  for run in 0..<5 {
+    let start = DispatchTime.now().uptimeNanoseconds
+    consume(Int(truncatingIfNeeded: mix(UInt64(run + CommandLine.arguments.count), rounds: rounds)))
+    best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start))
+  }
+  return max(100, min(2_000, Int(1_000 * Double(rounds) / best)))
+}
+
+/// Events handled on any thread; `wait` returns once `expected` have.
+final class Completion: Sendable {
+  let arrived = Atomic<Int>(0)
+  let expected: Int
+  let done = DispatchSemaphore(value: 0)
+  init(expected: Int) { self.expected = expected }
+  func add() { if arrived.add(1, ordering: .relaxed).newValue == expected { done.signal() } }
+}
+
+/// Lanes: `partition(lanes:)` with ~1 µs of work per event on the lanes, against one serial
+/// DispatchQueue per lane with one `async` per event; ns per event, timed until the last is done.
+func lanesCurve() {
+  let rounds = microsecondOfRounds()
+  let count = 100_000
+  for lanes in [1, 2, 4, 8] {
+    point(
+      "lanes",
+      lanes,
+      "Bond",
+      measure(count) {
+        let producer = EventProducer<Int>()
+        let partition = producer.partition(lanes: lanes) { $0 % 1_000 }
+        let completion = Completion(expected: count)
+        let observations = partition.lanes.map { lane in
+          lane.observe { value in
+            consume(Int(truncatingIfNeeded: mix(UInt64(value), rounds: rounds)))
+            completion.add()
+          }
+        }
+        for i in 0..<count { producer.next(i) }
+        completion.done.wait()
+        partition.dispose()
+        observations.forEach { $0.dispose() }
+      }
+    )
+    point(
+      "lanes",
+      lanes,
+      "hand-written",
+      measure(count) {
+        let queues = (0..<lanes).map { DispatchQueue(label: "curves.lane\($0)") }
+        let completion = Completion(expected: count)
+        for i in 0..<count {
+          let lane = Int(UInt(bitPattern: (i % 1_000).hashValue) % UInt(lanes))
+          queues[lane].async {
+            consume(Int(truncatingIfNeeded: mix(UInt64(i), rounds: rounds)))
+            completion.add()
+          }
+        }
+        completion.done.wait()
+      }
+    )
+  }
+}
+
+if CommandLine.arguments.dropFirst().first == "lanes" {
+  lanesCurve()
+  exit(0)
+}
 
 // Observers: one event to N observers, ns per event.
 for n in [1, 10, 100, 1_000] {
@@ -125,3 +211,4 @@ do {
   ten.dispose()
 }
 consume(sum.value)
+lanesCurve()

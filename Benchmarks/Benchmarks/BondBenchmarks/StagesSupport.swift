@@ -1,0 +1,109 @@
+// Shared by the pipeline-stage scenarios (S13 partition, S14 batches, S18 async in) and the
+// vocabulary scenarios (S15 zip, S16 withLatestFrom, S17 collect): the calibrated CPU work, the
+// completion counter several lanes share, and the scenario ids.
+
+import Benchmark
+import Dispatch
+import Foundation
+import Synchronization
+
+extension Scenario {
+  static let s13a = Scenario(id: "S13a", name: "partition-1-lane")
+  static let s13b = Scenario(id: "S13b", name: "partition-2-lanes")
+  static let s14a = Scenario(id: "S14a", name: "batches-200ns-consumer")
+  static let s14b = Scenario(id: "S14b", name: "per-event-200ns-consumer")
+  static let s15 = Scenario(id: "S15", name: "zip-2")
+  static let s16 = Scenario(id: "S16", name: "with-latest-from")
+  static let s17 = Scenario(id: "S17", name: "collect-100")
+  static let s18a = Scenario(id: "S18a", name: "async-in-buffered")
+  static let s18b = Scenario(id: "S18b", name: "async-in-live")
+}
+
+/// S13: distinct keys of the partitioned events (event `i` has key `i % partitionKeys`).
+let partitionKeys = 1_000
+/// S14: the batch size limit (`batches(on:maxCount:)`, OpenCombine `collect(_:)`).
+let batchMaxCount = 1_000
+
+/// Rounds of `mix` per nanosecond on this machine, measured once (best of 5 runs of 2M rounds;
+/// seed and count go through `opaque` so the compiler cannot fold the loop).
+let mixRoundsPerNanosecond: Double = {
+  let rounds = opaque(2_000_000)
+  var best = Double.infinity
+  for run in 0..<5 {
+    let start = DispatchTime.now().uptimeNanoseconds
+    blackHole(mix(opaque(UInt64(run) &+ 0x9E37_79B9), rounds: rounds))
+    best = Swift.min(best, Double(DispatchTime.now().uptimeNanoseconds - start))
+  }
+  // A dependent multiply, xor and shift per round: 0.1 to 2 rounds per ns on any current core.
+  return Swift.min(2, Swift.max(0.1, Double(rounds) / best))
+}()
+
+/// A multiply-xor hash round, `rounds` times: CPU-bound, no memory traffic, not foldable.
+@inline(never)
+func mix(_ seed: UInt64, rounds: Int) -> UInt64 {
+  var h = seed
+  for _ in 0..<rounds {
+    h ^= h >> 29
+    h = h &* 0x100_0000_01B3
+  }
+  return h
+}
+
+/// S13's per-event transform: about 1 µs of hashing.
+let microsecondOfWork = Swift.max(1, Int(1_000 * mixRoundsPerNanosecond))
+/// S14's fixed per-call cost of the consumer: about 200 ns (what a syscall costs).
+let consumerCallCost = Swift.max(1, Int(200 * mixRoundsPerNanosecond))
+
+/// S13's transform of one event.
+@inline(__always)
+func partitionWork(_ value: Int) -> Int {
+  Int(truncatingIfNeeded: mix(UInt64(truncatingIfNeeded: value), rounds: microsecondOfWork))
+}
+
+/// S14's consumer call: the fixed cost, then the events.
+@inline(__always)
+func consumerCall(_ count: Int) -> Int {
+  Int(truncatingIfNeeded: mix(UInt64(truncatingIfNeeded: count), rounds: consumerCallCost))
+}
+
+/// Counts events arriving on any number of threads; `wait()` returns once `expected` have.
+final class CompletionCounter: Sendable {
+  private let arrived = Atomic<Int>(0)
+  private let expected: Int
+  private let done = DispatchSemaphore(value: 0)
+
+  init(expected: Int) { self.expected = expected }
+
+  /// `count` more events have been handled (relaxed: the semaphore orders the end).
+  @inline(__always)
+  func add(_ count: Int = 1) {
+    if arrived.add(count, ordering: .relaxed).newValue == expected { done.signal() }
+  }
+
+  func wait() { done.wait() }
+}
+
+/// The lane a hand-written partition sends key `key` to: the same rule as Bond's.
+@inline(__always)
+func lane(ofKey key: Int, lanes: Int) -> Int {
+  Int(UInt(bitPattern: key.hashValue) % UInt(lanes))
+}
+
+/// An `AsyncStream` holding `count` elements already buffered, then its end.
+func bufferedStream(count: Int) -> AsyncStream<Int> {
+  let (stream, continuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .unbounded)
+  for i in 0..<count { continuation.yield(i) }
+  continuation.finish()
+  return stream
+}
+
+/// An `AsyncStream` that a new thread feeds with `count` elements, then ends, while it is read.
+func liveStream(count: Int) -> AsyncStream<Int> {
+  let (stream, continuation) = AsyncStream.makeStream(of: Int.self, bufferingPolicy: .unbounded)
+  let feeder = Thread {
+    for i in 0..<count { continuation.yield(i) }
+    continuation.finish()
+  }
+  feeder.start()
+  return stream
+}

@@ -1,0 +1,172 @@
+// S7 latency (perf/latency): the time from `next` on one thread to the observer on a serial
+// DispatchQueue, at a fixed offered rate, recorded in an HdrHistogram, for Bond `deliverOn`, Bond
+// `batches` (each event of an array counts from its own `next`), OpenCombine `receive(on:)` and a
+// bare `DispatchQueue.async` per event.
+//
+//   BondLatency [--events N] [--rate EVENTS_PER_SECOND] [--json FILE] [--csv FILE]
+//
+// The sender busy-waits to each event's slot (event i at start + i / rate), stamps the event with
+// the monotonic clock and sends it; the observer records now - stamp. A warm-up of 50,000 events
+// (not recorded) runs first for each engine. Percentiles in microseconds.
+import Bond
+import Dispatch
+import Foundation
+import Histogram
+import OpenCombine
+import OpenCombineDispatch
+
+struct Options {
+  var events = 1_000_000
+  var rate = 1_000_000
+  var json: String?
+  var csv: String?
+
+  init(_ arguments: [String]) {
+    var rest = arguments.dropFirst()
+    while let argument = rest.popFirst() {
+      switch argument {
+      case "--events": events = Int(rest.popFirst() ?? "") ?? events
+      case "--rate": rate = Int(rest.popFirst() ?? "") ?? rate
+      case "--json": json = rest.popFirst()
+      case "--csv": csv = rest.popFirst()
+      default:
+        FileHandle.standardError.write("BondLatency: unknown argument \(argument)\n".data(using: .utf8)!)
+        exit(2)
+      }
+    }
+  }
+}
+
+@inline(__always) func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// The observer's side: one histogram, touched only by the serial delivery queue; `done` is
+/// signalled when `expected` events have been recorded.
+final class Recorder: @unchecked Sendable {
+  var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000, numberOfSignificantValueDigits: .three)
+  var recorded = 0
+  var expected = 0
+  var recording = false
+  let done = DispatchSemaphore(value: 0)
+
+  @inline(__always)
+  func receive(_ stamp: UInt64, at time: UInt64) {
+    if recording { histogram.record(time &- stamp) }
+    recorded += 1
+    if recorded == expected { done.signal() }
+  }
+
+  @inline(__always)
+  func receive(_ stamp: UInt64) { receive(stamp, at: now()) }
+
+  func receive(batch: [UInt64]) {
+    let time = now()
+    for stamp in batch { receive(stamp, at: time) }
+  }
+}
+
+/// Sends `count` stamped events at `rate` per second through `send`, then waits for the recorder.
+func run(_ recorder: Recorder, count: Int, rate: Int, recording: Bool, _ send: (UInt64) -> Void) {
+  recorder.recorded = 0
+  recorder.expected = count
+  recorder.recording = recording
+  let period = 1e9 / Double(rate)
+  let start = now()
+  for i in 0..<count {
+    let slot = start &+ UInt64(Double(i) * period)
+    while now() < slot {}
+    send(now())
+  }
+  recorder.done.wait()
+}
+
+/// One engine: warm up, then measure; returns the histogram.
+func measure(_ options: Options, _ setUp: (Recorder) -> ((UInt64) -> Void, () -> Void)) -> Histogram<UInt64> {
+  let recorder = Recorder()
+  let (send, tearDown) = setUp(recorder)
+  run(recorder, count: 50_000, rate: options.rate, recording: false, send)
+  run(recorder, count: options.events, rate: options.rate, recording: true, send)
+  tearDown()
+  return recorder.histogram
+}
+
+func fmt(_ value: Double) -> String {
+  value >= 100
+    ? String(format: "%.0f", value) : value >= 10 ? String(format: "%.1f", value) : String(format: "%.2f", value)
+}
+
+/// Everything runs here, not in top-level code: closures formed there would be main-actor isolated,
+/// and the runtime checks that isolation when the delivery queue calls them.
+func runAll(_ options: Options) {
+  let engines: [(String, (Recorder) -> ((UInt64) -> Void, () -> Void))] = [
+    (
+      "Bond deliverOn",
+      { recorder in
+        let producer = EventProducer<UInt64>()
+        let observation = producer.deliverOn(DispatchQueue(label: "latency.deliverOn")).observe { recorder.receive($0) }
+        return ({ producer.next($0) }, { observation.dispose() })
+      }
+    ),
+    (
+      "Bond batches",
+      { recorder in
+        let producer = EventProducer<UInt64>()
+        let observation = producer.batches(on: DispatchQueue(label: "latency.batches")).observe {
+          recorder.receive(batch: $0)
+        }
+        return ({ producer.next($0) }, { observation.dispose() })
+      }
+    ),
+    (
+      "OpenCombine receive(on:)",
+      { recorder in
+        let subject = PassthroughSubject<UInt64, Never>()
+        let cancellable = subject.receive(on: DispatchQueue(label: "latency.opencombine").ocombine).sink {
+          recorder.receive($0)
+        }
+        return ({ subject.send($0) }, { cancellable.cancel() })
+      }
+    ),
+    (
+      "DispatchQueue.async",
+      { recorder in
+        let queue = DispatchQueue(label: "latency.async")
+        return ({ stamp in queue.async { recorder.receive(stamp) } }, {})
+      }
+    ),
+  ]
+
+  let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9)]
+  var rows: [(String, [Double], Double)] = []
+  for (name, setUp) in engines {
+    let histogram = measure(options, setUp)
+    let values = percentiles.map { Double(histogram.valueAtPercentile($0.1)) / 1_000 }
+    rows.append((name, values, Double(histogram.max) / 1_000))
+  }
+
+  print(
+    "S7 latency: next() to the observer on a serial queue, µs (\(options.events) events at \(options.rate)/s, HdrHistogram)"
+  )
+  print("| engine | " + percentiles.map(\.0).joined(separator: " | ") + " | max |")
+  print("|---|" + String(repeating: "---:|", count: percentiles.count + 1))
+  for (name, values, max) in rows {
+    print("| \(name) | " + values.map(fmt).joined(separator: " | ") + " | \(fmt(max)) |")
+  }
+
+  if let path = options.json {
+    let objects = rows.map { name, values, max in
+      "  {\"engine\": \"\(name)\", "
+        + zip(percentiles, values).map { "\"\($0.0.0)_us\": \($0.1)" }.joined(separator: ", ")
+        + ", \"max_us\": \(max), \"events\": \(options.events), \"rate\": \(options.rate)}"
+    }
+    try? ("[\n" + objects.joined(separator: ",\n") + "\n]\n").write(toFile: path, atomically: true, encoding: .utf8)
+  }
+  if let path = options.csv {
+    let lines = rows.map { name, values, max in
+      ([name] + values.map { String($0) } + [String(max)]).joined(separator: ",")
+    }
+    let header = "engine," + percentiles.map { "\($0.0)_us" }.joined(separator: ",") + ",max_us\n"
+    try? (header + lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+  }
+}
+
+runAll(Options(CommandLine.arguments))
