@@ -13,39 +13,23 @@ func registerOpenCombineStages() {
 
   // S14a: the consumer pays ~200 ns per array of `batchMaxCount`.
   register(.s14a, .openCombine, events: events) { benchmark in
-    let queue = DispatchQueue(label: "bench.s14a.opencombine")
-    let done = CompletionCounter(expected: events)
-    let sink = Sink()
-    let subject = PassthroughSubject<Int, Never>()
-    let cancellable = subject.receive(on: queue.ocombine).collect(batchMaxCount).sink { batch in
-      sink.sum &+= consumerCall(batch.count)
-      for value in batch { sink.sum &+= value }
-      done.add(batch.count)
+    measureQueuedConsumer(benchmark, events: events, label: "bench.s14a.opencombine") { subject, queue, sink, done in
+      subject.receive(on: queue.ocombine).collect(batchMaxCount).sink { batch in
+        sink.sum &+= consumerCall(batch.count)
+        for value in batch { sink.sum &+= value }
+        done.add(batch.count)
+      }
     }
-    benchmark.startMeasurement()
-    for i in 0..<events { subject.send(i) }
-    done.wait()
-    benchmark.stopMeasurement()
-    cancellable.cancel()
-    blackHole(sink.sum)
   }
 
   // S14b: the consumer pays ~200 ns per event.
   register(.s14b, .openCombine, events: events) { benchmark in
-    let queue = DispatchQueue(label: "bench.s14b.opencombine")
-    let done = CompletionCounter(expected: events)
-    let sink = Sink()
-    let subject = PassthroughSubject<Int, Never>()
-    let cancellable = subject.receive(on: queue.ocombine).sink { value in
-      sink.sum &+= consumerCall(1) &+ value
-      done.add()
+    measureQueuedConsumer(benchmark, events: events, label: "bench.s14b.opencombine") { subject, queue, sink, done in
+      subject.receive(on: queue.ocombine).sink { value in
+        sink.sum &+= consumerCall(1) &+ value
+        done.add()
+      }
     }
-    benchmark.startMeasurement()
-    for i in 0..<events { subject.send(i) }
-    done.wait()
-    benchmark.stopMeasurement()
-    cancellable.cancel()
-    blackHole(sink.sum)
   }
 
   // S15 zip-2: sends alternate the two subjects; ns per send.
@@ -77,4 +61,24 @@ func registerOpenCombineStages() {
     cancellable.cancel()
     blackHole(sink.sum)
   }
+}
+
+/// S14's iteration: `subscribe` connects a consumer on `queue` to `subject`; `events` sends, timed
+/// until the consumer has counted every event.
+private func measureQueuedConsumer(
+  _ benchmark: Benchmark,
+  events: Int,
+  label: String,
+  _ subscribe: (PassthroughSubject<Int, Never>, DispatchQueue, Sink, CompletionCounter) -> AnyCancellable
+) {
+  let done = CompletionCounter(expected: events)
+  let sink = Sink()
+  let subject = PassthroughSubject<Int, Never>()
+  let cancellable = subscribe(subject, DispatchQueue(label: label), sink, done)
+  benchmark.startMeasurement()
+  for i in 0..<events { subject.send(i) }
+  done.wait()
+  benchmark.stopMeasurement()
+  cancellable.cancel()
+  blackHole(sink.sum)
 }

@@ -35,39 +35,23 @@ func registerBondStages() {
 
   // S14a batches: the consumer pays ~200 ns per call, once per array.
   register(.s14a, .bond) { benchmark in
-    let queue = DispatchQueue(label: "bench.s14a.bond")
-    let done = CompletionCounter(expected: million)
-    let sink = Sink()
-    let producer = EventProducer<Int>()
-    let observation = producer.batches(on: queue, maxCount: batchMaxCount).observe { batch in
-      sink.sum &+= consumerCall(batch.count)
-      for value in batch { sink.sum &+= value }
-      done.add(batch.count)
+    measureQueuedConsumer(benchmark, label: "bench.s14a.bond") { producer, queue, sink, done in
+      producer.batches(on: queue, maxCount: batchMaxCount).observe { batch in
+        sink.sum &+= consumerCall(batch.count)
+        for value in batch { sink.sum &+= value }
+        done.add(batch.count)
+      }
     }
-    benchmark.startMeasurement()
-    for i in benchmark.scaledIterations { producer.next(i) }
-    done.wait()
-    benchmark.stopMeasurement()
-    observation.dispose()
-    blackHole(sink.sum)
   }
 
   // S14b deliverOn: the same consumer, called once per event.
   register(.s14b, .bond) { benchmark in
-    let queue = DispatchQueue(label: "bench.s14b.bond")
-    let done = CompletionCounter(expected: million)
-    let sink = Sink()
-    let producer = EventProducer<Int>()
-    let observation = producer.deliverOn(queue).observe { value in
-      sink.sum &+= consumerCall(1) &+ value
-      done.add()
+    measureQueuedConsumer(benchmark, label: "bench.s14b.bond") { producer, queue, sink, done in
+      producer.deliverOn(queue).observe { value in
+        sink.sum &+= consumerCall(1) &+ value
+        done.add()
+      }
     }
-    benchmark.startMeasurement()
-    for i in benchmark.scaledIterations { producer.next(i) }
-    done.wait()
-    benchmark.stopMeasurement()
-    observation.dispose()
-    blackHole(sink.sum)
   }
 
   // S18a: send(contentsOf:) from an AsyncStream whose 1M elements are already buffered.
@@ -95,6 +79,24 @@ func registerBondStages() {
     observation.dispose()
     blackHole(sink.sum)
   }
+}
+/// S14's iteration: `observe` connects a consumer on `queue` to `producer`; 1M sends, timed until
+/// the consumer has counted every event.
+func measureQueuedConsumer(
+  _ benchmark: Benchmark,
+  label: String,
+  _ observe: (EventProducer<Int>, DispatchQueue, Sink, CompletionCounter) -> any DisposableType
+) {
+  let done = CompletionCounter(expected: million)
+  let sink = Sink()
+  let producer = EventProducer<Int>()
+  let observation = observe(producer, DispatchQueue(label: label), sink, done)
+  benchmark.startMeasurement()
+  for i in benchmark.scaledIterations { producer.next(i) }
+  done.wait()
+  benchmark.stopMeasurement()
+  observation.dispose()
+  blackHole(sink.sum)
 }
 #else
 func registerBondStages() {}
