@@ -37,6 +37,8 @@ private final class Probe: Sendable {
   let outOfOrder = Atomic(0)
   let deliveredByOtherThread = Atomic(0)
   let noiseThreadID = Atomic<UInt>(0)
+  /// The other thread's events that have been delivered.
+  let noiseDelivered = Atomic(0)
   let stop = Atomic(false)
 }
 
@@ -50,6 +52,7 @@ private final class Probe: Sendable {
       producer.observe { value in
         if value < 0 {
           usleep(200)  // the other thread's event: it holds the rights a while
+          probe.noiseDelivered.add(1, ordering: .releasing)
           return
         }
         if UInt(bitPattern: Int(bitPattern: pthread_self())) == probe.noiseThreadID.load(ordering: .relaxed) {
@@ -62,9 +65,20 @@ private final class Probe: Sendable {
       } finished: {
         ended.withLock { $0 = true }
       }
+      // The other thread sends its next event once the previous one is delivered. Unpaced, it would
+      // queue events far faster than the 200 µs observer takes them, and whichever thread holds the
+      // delivery rights (this test's task included) would drain that growing queue forever.
       let noise = Thread {
         probe.noiseThreadID.store(UInt(bitPattern: Int(bitPattern: pthread_self())), ordering: .relaxed)
-        while !probe.stop.load(ordering: .relaxed) { producer.next(-1) }
+        var sent = 0
+        while !probe.stop.load(ordering: .relaxed) {
+          producer.next(-1)
+          sent += 1
+          // acquiring: pairs with the observer's releasing add.
+          while probe.noiseDelivered.load(ordering: .acquiring) < sent && !probe.stop.load(ordering: .relaxed) {
+            usleep(10)
+          }
+        }
       }
       noise.start()
       while probe.noiseThreadID.load(ordering: .relaxed) == 0 { usleep(100) }
