@@ -51,6 +51,7 @@ SCENARIOS = [
     ("S15", "zip-2"),
     ("S16", "with-latest-from"),
     ("S17", "collect-100"),
+    ("S17b", "first-response"),
     ("S18a", "async-in-buffered"),
     ("S18b", "async-in-live"),
 ]
@@ -60,8 +61,8 @@ NOT_APPLICABLE = {
     "OpenCombine": {"S4", "S5", "S8", "S12a", "S12b", "S12c", "S12d", "S13a", "S13b", "S16", "S18a", "S18b"},
     "AsyncAlgorithms": {"S6", "S8", "S9", "S9b", "S11", "S12a", "S12b", "S12c", "S12d", "S13a", "S13b", "S14a",
                         "S14b", "S16", "S18a", "S18b"},
-    "closure": {"S9b", "S12c", "S12d", "S13a", "S13b", "S14a", "S14b", "S18a", "S18b"},
-    "naive": {"S12b", "S12c", "S12d", "S14a", "S14b", "S15", "S16", "S17"},
+    "closure": {"S9b", "S12c", "S12d", "S13a", "S13b", "S14a", "S14b", "S17b", "S18a", "S18b"},
+    "naive": {"S12b", "S12c", "S12d", "S14a", "S14b", "S15", "S16", "S17", "S17b"},
 }
 
 UNITS = {
@@ -72,10 +73,11 @@ UNITS = {
     "S12b": "per compared element",
     "S12c": "per element",
     "S12d": "per append",
+    "S17b": "per subscription",
 }
 
 NOTES = [
-    "cell = ns/event  mallocs/event (S8, S9: per subscription; S9b: per dispose/cancel; S12a: per"
+    "cell = ns/event  mallocs/event (S8, S9, S17b: per subscription; S9b: per dispose/cancel; S12a: per"
     " append; S12b: per element compared by the diff); ns from the median iteration, mallocs = run total / events.",
     "Bond/closure: Bond's time over the plain-closure floor (lower is better). peer/Bond: the best"
     " peer's time over Bond's (higher is better: Bond is that many times faster).",
@@ -93,7 +95,8 @@ NOTES = [
     " Bond = partition(lanes:by:), naive = the hand-written partition (one serial DispatchQueue per lane, one"
     " async per event). S14: a consumer paying ~200 ns per call; S14a Bond = batches(on:maxCount: 1000),"
     " OpenCombine = receive(on:) + collect(1000); S14b = one call per event (Bond deliverOn, OpenCombine"
-    " receive(on:)). S15: ns per send, sends alternate the two sources. S17: one array per 100 events."
+    " receive(on:)). S15: ns per send, sends alternate the two sources. S17: one array per 100 events. S17b: per subscription, observe"
+    " first() (OpenCombine prefix(1)), send one event."
     " S18: 1M elements of an AsyncStream (a: already buffered, b: fed live by another thread); Bond ="
     " send(contentsOf:) (each element delivered before the next is pulled), naive = for await + next.",
     "closure S7 = one queue.async per event (the unbatched hop); naive S7 = a batching buffer;"

@@ -48,6 +48,20 @@ func registerOpenCombineStages() {
     blackHole(sink.sum)
   }
 
+  // S17b first-response: per subscription, `prefix(1)` (OpenCombine's `first()` is the same).
+  register(.s17b, .openCombine, events: subscriptionsPerIteration) { benchmark in
+    let sink = Sink()
+    let subject = PassthroughSubject<Int, Never>()
+    benchmark.startMeasurement()
+    for i in benchmark.scaledIterations {
+      let cancellable = subject.prefix(1).sink { sink.sum &+= $0 }
+      subject.send(i)
+      cancellable.cancel()
+    }
+    benchmark.stopMeasurement()
+    blackHole(sink.sum)
+  }
+
   // S17 collect-100
   register(.s17, .openCombine, events: events) { benchmark in
     let sink = Sink()

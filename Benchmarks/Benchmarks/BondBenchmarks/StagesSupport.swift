@@ -15,6 +15,7 @@ extension Scenario {
   static let s15 = Scenario(id: "S15", name: "zip-2")
   static let s16 = Scenario(id: "S16", name: "with-latest-from")
   static let s17 = Scenario(id: "S17", name: "collect-100")
+  static let s17b = Scenario(id: "S17b", name: "first-response")
   static let s18a = Scenario(id: "S18a", name: "async-in-buffered")
   static let s18b = Scenario(id: "S18b", name: "async-in-live")
 }

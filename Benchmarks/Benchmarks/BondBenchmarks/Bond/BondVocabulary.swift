@@ -1,4 +1,5 @@
-// Bond's everyday operators: S15 zip of two sources, S16 withLatestFrom, S17 collect(count: 100).
+// Bond's everyday operators: S15 zip of two sources, S16 withLatestFrom, S17 collect(count: 100),
+// S17b first() per subscription.
 // Enabled by the `BOND_VOCABULARY` condition (Benchmarks/Package.swift).
 
 #if BOND_VOCABULARY
@@ -47,6 +48,20 @@ func registerBondVocabulary() {
     for i in benchmark.scaledIterations { producer.next(i) }
     benchmark.stopMeasurement()
     observation.dispose()
+    blackHole(sink.sum)
+  }
+
+  // S17b first-response: per subscription, observe `first()` (Bond's `take(1)`), one event
+  // arrives, the observation ends and stops observing the producer.
+  register(.s17b, .bond, events: subscriptionsPerIteration) { benchmark in
+    let sink = Sink()
+    let producer = EventProducer<Int>()
+    benchmark.startMeasurement()
+    for i in benchmark.scaledIterations {
+      producer.first().observe { sink.sum &+= $0 }
+      producer.next(i)
+    }
+    benchmark.stopMeasurement()
     blackHole(sink.sum)
   }
 }
