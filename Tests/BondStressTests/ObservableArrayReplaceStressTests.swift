@@ -53,7 +53,13 @@ import Testing
       let mutations = Counter()
       runTogether(threads: 2) { thread in
         if thread == 0 {
-          for target in targets { array.replace(with: target, performDiff: true) }
+          for target in targets {
+            // Contention is the point: each replace starts only once the mutator has run (on a
+            // loaded 2-core machine this thread could otherwise finish before the other started).
+            let before = mutations.count
+            while mutations.count < before + 100 { usleep(100) }
+            array.replace(with: target, performDiff: true)
+          }
           done.raise()
         } else {
           // A tight loop of mutations (each one moves the array's version on) that leave the
