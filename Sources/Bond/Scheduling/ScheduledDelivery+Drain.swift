@@ -1,0 +1,128 @@
+import Synchronization
+
+// The drain of a scheduled delivery: runs on the scheduler, one at a time, taking a burst of events
+// per lock (or one event in the bounded mode) and calling the observer outside the lock.
+
+extension ScheduledDelivery {
+  @inlinable
+  func scheduleDrain() {
+    // Called after the lock is released: a scheduler may run the action at once (or take a lock).
+    scheduler.schedule { [self] in self.drain() }
+  }
+
+  /// Runs on the scheduler. Only one drain runs at a time (see ``DeliverOnStateMachine``).
+  @inlinable
+  func drain() {
+    if isBounded { drainOneByOne() } else { drainBatches() }
+  }
+
+  @inlinable
+  func drainBatches() {
+    var batch = WorkQueue<Event>()
+    var delivered = 0
+    while true {
+      let step = state.withLock { $0.nextBatch(&batch, mayContinue: delivered < Self.drainShare) }
+      // The observer and `registered` are called here, outside the lock: they are user code and
+      // may send more events into this delivery (which queue behind this batch).
+      switch step {
+      case .stop:
+        return
+      case .reschedule:
+        scheduleDrain()
+        return
+      case .finish(let released):
+        deliverEnd(released)
+        return
+      case .deliver(let observer, let registered):
+        if maxArrayCount > 0 {
+          let count = batch.count
+          guard deliverArrays(&batch, registered: registered) else { return }
+          delivered += count
+          continue
+        }
+        var offset = 0
+        while let event = batch.pop() {
+          if let registered, registered.offset == offset {
+            guard !isStopped else { return }
+            registered.callback.value()
+          }
+          guard !isStopped else { return }
+          observer.value(event)
+          offset += 1
+        }
+        if let registered, registered.offset == offset {
+          guard !isStopped else { return }
+          registered.callback.value()
+        }
+        delivered += offset
+      }
+    }
+  }
+
+  /// Array mode: hands `batch` (one burst) to the array observer in arrays of at most
+  /// ``maxArrayCount`` events, each allocated once at its exact size, and `registered` at its
+  /// offset. Returns `false` when the delivery stopped (disposed) meanwhile.
+  @usableFromInline
+  func deliverArrays(
+    _ batch: inout WorkQueue<Event>,
+    registered: (offset: Int, callback: Machine.Registered)?
+  ) -> Bool {
+    guard let observer = state.withLock({ $0.arrayObserver }) else { return false }
+    var offset = 0
+    var registered = registered
+    while !batch.isEmpty || registered != nil {
+      if let pending = registered, pending.offset == offset || batch.isEmpty {
+        registered = nil
+        guard !isStopped else { return false }
+        pending.callback.value()
+        continue
+      }
+      // An array never spans the registration point: `registered` comes between two arrays.
+      let limit = Swift.min(maxArrayCount, batch.count, (registered?.offset ?? .max) - offset)
+      var array: [Event] = []
+      array.reserveCapacity(limit)
+      while array.count < limit, let event = batch.pop() { array.append(event) }
+      offset += array.count
+      guard !isStopped else { return false }
+      observer.value(array)
+    }
+    return true
+  }
+
+  @inlinable
+  func drainOneByOne() {
+    var delivered = 0
+    while true {
+      let step = state.withLock { $0.nextEvent(mayContinue: delivered < Self.drainShare) }
+      // Called outside the lock (user code), see drainBatches().
+      switch step {
+      case .stop:
+        return
+      case .reschedule:
+        scheduleDrain()
+        return
+      case .finish(let released):
+        deliverEnd(released)
+        return
+      case .registered(let callback):
+        guard !isStopped else { return }
+        callback.value()
+      case .deliver(let observer, let event):
+        guard !isStopped else { return }
+        observer.value(event)
+        delivered += 1
+      }
+    }
+  }
+
+  /// Runs on the scheduler, after the last event: the delivery is over. It reports `isDisposed`
+  /// from now on; `finished` is called unless a racing `dispose()` took the flag first (a disposed
+  /// observation receives no end). What `released` holds is released here, outside the lock.
+  @usableFromInline
+  func deliverEnd(_ released: Machine.Released) {
+    // acquiringAndReleasing: exactly one of this and a racing dispose() wins the flag.
+    let isEnd = !disposedFlag.exchange(true, ordering: .acquiringAndReleasing)
+    released.upstream?.dispose()
+    if isEnd, let finished = released.finished?.value { finished() }
+  }
+}
