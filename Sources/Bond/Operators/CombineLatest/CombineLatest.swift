@@ -45,20 +45,7 @@ public struct CombineLatest<Event>: EventProducerType {
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    var layout = TupleLayout()
-    let parts = sources.map { $0.makeSlot(&layout) }
-    precondition(
-      layout.size == MemoryLayout<Event>.size && layout.alignment == MemoryLayout<Event>.alignment,
-      "combineLatest: the tuple layout differs from the compiler's"
-    )
-    return Inbox.observation { inbox in
-      let sink = CombineLatestSink(slots: parts.map(\.slot), inbox: inbox, observer: observer)
-      inbox.open { sink.receive($0) }
-      for (position, part) in parts.enumerated() {
-        if inbox.disposables.isDisposed { break }  // ended at registration: a source had ended silent
-        inbox.disposables.add(part.observe(position, inbox, observer.registered != nil))
-      }
-    }
+    sources.observeTuples(into: CombineLatestSink<Event>.self, observer: observer, operator: "combineLatest")
   }
 }
 
@@ -159,10 +146,7 @@ struct CombineLatestSlot {
 public func combineLatest<each P: EventProducerType>(
   _ producers: repeat each P
 ) -> CombineLatest<(repeat (each P).Event)> {
-  var sources: [CombineLatestSource] = []
-  for producer in repeat each producers { sources.append(CombineLatestSource(producer)) }
-  precondition(sources.count >= 2, "combineLatest(_:...): needs at least two producers, got \(sources.count)")
-  return CombineLatest(sources: sources)
+  CombineLatest(sources: .of(repeat each producers, call: "combineLatest(_:...)"))
 }
 
 extension EventProducerType {

@@ -33,20 +33,7 @@ public struct Zip<Event>: EventProducerType {
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    var layout = TupleLayout()
-    let parts = sources.map { $0.makeSlot(&layout) }
-    precondition(
-      layout.size == MemoryLayout<Event>.size && layout.alignment == MemoryLayout<Event>.alignment,
-      "zip: the tuple layout differs from the compiler's"
-    )
-    return Inbox.observation { inbox in
-      let sink = ZipSink(slots: parts.map(\.slot), inbox: inbox, observer: observer)
-      inbox.open { sink.receive($0) }
-      for (position, part) in parts.enumerated() {
-        if inbox.disposables.isDisposed { break }  // ended at registration
-        inbox.disposables.add(part.observe(position, inbox, observer.registered != nil))
-      }
-    }
+    sources.observeTuples(into: ZipSink<Event>.self, observer: observer, operator: "zip")
   }
 }
 
@@ -63,10 +50,7 @@ public struct Zip<Event>: EventProducerType {
 public func zip<each P: EventProducerType>(
   _ producers: repeat each P
 ) -> Zip<(repeat (each P).Event)> {
-  var sources: [CombineLatestSource] = []
-  for producer in repeat each producers { sources.append(CombineLatestSource(producer)) }
-  precondition(sources.count >= 2, "zip(_:...): needs at least two producers, got \(sources.count)")
-  return Zip(sources: sources)
+  Zip(sources: .of(repeat each producers, call: "zip(_:...)"))
 }
 
 extension EventProducerType {

@@ -1,55 +1,40 @@
-/// The single observer of a `zip` observation's serializer: it owns the tuple being delivered and
-/// the state, and calls the observer with no lock held.
+/// The single observer of a `zip` observation's inbox: it owns the tuple being delivered and the
+/// state, and calls the observer with no lock held.
 @usableFromInline
-final class ZipSink<Event> {
-  @usableFromInline let tuple: UnsafeMutablePointer<Event>
-  @usableFromInline let slots: [CombineLatestSlot]
-  @exclusivity(unchecked) @usableFromInline var machine: ZipStateMachine
-  @usableFromInline let observer: (Event) -> Void
-  @usableFromInline let finished: (() -> Void)?
+final class ZipSink<Event>: TupleSink {
+  @usableFromInline let output: TupleSinkOutput<Event>
+  /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
   @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
-  @usableFromInline let inbox: Inbox<Int>
+  @exclusivity(unchecked) @usableFromInline var machine: ZipStateMachine
 
   @inlinable
   init(slots: [CombineLatestSlot], inbox: Inbox<Int>, observer: EventObserver<Event>) {
-    tuple = .allocate(capacity: 1)
-    self.slots = slots
-    self.inbox = inbox
+    output = TupleSinkOutput(slots: slots, inbox: inbox, observer: observer)
+    registered = observer.registered
     machine = ZipStateMachine(sourceCount: slots.count)
-    self.observer = observer.event
-    self.finished = observer.finished
-    self.registered = observer.registered
   }
 
-  deinit {
-    tuple.deallocate()
-  }
+  deinit { output.release() }
 
   @inlinable
   func receive(_ position: Int) {
     guard position >= 0 else { return receiveMarker(position) }
     guard machine.eventQueued(position: position) else { return }
-    let base = UnsafeMutableRawPointer(tuple)
-    for slot in slots { _ = slot.storeNext(base) }
-    let value = tuple.move()
-    for slot in slots { slot.markCleared() }
+    // Every upstream has an event queued: move the n-th of each into the tuple, then out of it.
+    for slot in output.slots { _ = slot.storeNext(UnsafeMutableRawPointer(output.tuple)) }
+    let value = output.tuple.move()
+    for slot in output.slots { slot.markCleared() }
     let ends = machine.tupleDelivered()
-    observer(value)
-    if ends { inbox.end(registered: registered, finished: finished) }
+    output.observer(value)
+    if ends { end() }
   }
 
   @inlinable
   func receiveMarker(_ marker: Int) {
     if marker == CombineLatestStateMachine.registeredMarker {
-      if machine.sourceRegistered() {
-        let registered = self.registered
-        self.registered = nil
-        registered?()
-      }
+      if machine.sourceRegistered() { callRegistered() }
       return
     }
-    if machine.sourceEnded(position: CombineLatestStateMachine.position(ofEnded: marker)) {
-      inbox.end(registered: registered, finished: finished)
-    }
+    if machine.sourceEnded(position: CombineLatestStateMachine.position(ofEnded: marker)) { end() }
   }
 }
