@@ -56,6 +56,12 @@ public struct Debounce<Upstream: EventProducerType, S: Scheduler>: EventProducer
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    TimedSink.observe(upstream, with: observer, on: scheduler, seconds: seconds, machine: DebounceStateMachine())
+    TimedSink.observeOrPassThrough(
+      upstream,
+      with: observer,
+      on: scheduler,
+      seconds: seconds,
+      machine: DebounceStateMachine()
+    )
   }
 }

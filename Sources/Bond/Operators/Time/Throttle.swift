@@ -89,7 +89,7 @@ public struct Throttle<Upstream: EventProducerType, S: Scheduler>: EventProducer
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    TimedSink.observe(
+    TimedSink.observeOrPassThrough(
       upstream,
       with: observer,
       on: scheduler,

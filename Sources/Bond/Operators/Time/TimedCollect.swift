@@ -62,88 +62,12 @@ where Upstream.Event: Sendable {
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    let delivery = ScheduledDelivery(scheduler: scheduler, observer: observer)
-    let sink = TimedCollectSink(delivery: delivery, seconds: seconds, count: count)
-    let observation = upstream.observe(
-      with: EventObserver(
-        { sink.receive($0) },
-        finished: { sink.upstreamEnded() },
-        registered: observer.registered == nil ? nil : { sink.registrationEnded() }
-      )
+    TimedSink.observe(
+      upstream,
+      with: observer,
+      on: scheduler,
+      seconds: seconds,
+      machine: TimedCollectStateMachine(count: count)
     )
-    delivery.attach(observation)
-    return sink
-  }
-}
-
-/// One observation of ``TimedCollect``: decides under its lock, hands the arrays to the delivery in
-/// the same critical section, performs the hand-over and the timers outside it.
-@usableFromInline
-final class TimedCollectSink<Element: Sendable, S: Scheduler>: DisposableType, Sendable {
-  @usableFromInline typealias HandOver = ScheduledDelivery<[Element], S>.Machine.ReceiveAction
-
-  @usableFromInline let delivery: ScheduledDelivery<[Element], S>
-  @usableFromInline let seconds: Double
-  @usableFromInline let state: LockedState<TimedCollectStateMachine<Element>>
-
-  @inlinable
-  init(delivery: ScheduledDelivery<[Element], S>, seconds: Double, count: Int) {
-    self.delivery = delivery
-    self.seconds = seconds
-    self.state = LockedState(TimedCollectStateMachine(count: count))
-  }
-
-  @inlinable
-  var isDisposed: Bool { delivery.isDisposed }
-
-  @inlinable
-  func receive(_ event: Element) {
-    let (handOver, schedule, cancel) = state.withLock { machine -> (HandOver?, UInt64?, (any DisposableType)?) in
-      let action = machine.receive(event)
-      return (action.deliver.map { delivery.enqueue($0) }, action.schedule, action.cancel)
-    }
-    cancel?.dispose()
-    if let handOver { delivery.perform(handOver, onScheduler: false) }
-    if let schedule { scheduleTimer(schedule) }
-  }
-
-  @usableFromInline
-  func scheduleTimer(_ generation: UInt64) {
-    let handle = delivery.scheduler.schedule(after: seconds) { [self] in self.timerFired(generation) }
-    let cancel = state.withLock { $0.timerScheduled(handle, generation: generation) }
-    cancel?.dispose()
-  }
-
-  /// Runs on the scheduler.
-  @usableFromInline
-  func timerFired(_ generation: UInt64) {
-    let handOver = state.withLock { machine in machine.fire(generation: generation).map { delivery.enqueue($0) } }
-    if let handOver { delivery.perform(handOver, onScheduler: true) }
-  }
-
-  @usableFromInline
-  func registrationEnded() {
-    let handOver = state.withLock { _ in delivery.enqueueRegistrationEnd() }
-    delivery.perform(handOver, onScheduler: false)
-  }
-
-  /// The partial array, then the end, in one critical section.
-  @usableFromInline
-  func upstreamEnded() {
-    let (cancel, flush, end) = state.withLock { machine -> ((any DisposableType)?, HandOver?, HandOver) in
-      let (pending, cancel) = machine.ended()
-      return (cancel, pending.map { delivery.enqueue($0) }, delivery.enqueueEnd())
-    }
-    cancel?.dispose()
-    if let flush { delivery.perform(flush, onScheduler: false) }
-    delivery.perform(end, onScheduler: false)
-  }
-
-  @usableFromInline
-  func dispose() {
-    delivery.dispose()
-    let (timer, pending) = state.withLock { $0.disposed() }
-    timer?.dispose()
-    _ = pending  // released here, outside the lock
   }
 }

@@ -1,12 +1,15 @@
-/// The decisions of ``TimedCollect`` for one observation: the array being filled, its timer (by
-/// generation, so a late timer of an array already delivered does nothing), the end. Pure: the
-/// sink hands the arrays to the delivery inside the same critical section, so they are delivered
-/// in decision order. Never decides an empty array.
+/// The decisions of ``TimedCollect`` for one observation, as ``TimedSink`` performs them: the array
+/// being filled, its timer (by generation, so a late timer of an array already delivered does
+/// nothing), the end. Pure: the sink hands the arrays to the delivery inside the same critical
+/// section, so they are delivered in decision order. Never decides an empty array.
 /// Not thread-safe: the sink keeps it in a `LockedState`.
 @usableFromInline
-struct TimedCollectStateMachine<Event: Sendable>: Sendable {
+struct TimedCollectStateMachine<Element: Sendable>: TimedStateMachine {
+  @usableFromInline typealias Input = Element
+  @usableFromInline typealias Event = [Element]
+
   @usableFromInline let count: Int
-  @usableFromInline var buffer: [Event] = []
+  @usableFromInline var buffer: [Element] = []
   /// The generation of the current array's timer.
   @usableFromInline var generation: UInt64 = 0
   @usableFromInline var timer: (any DisposableType)?
@@ -17,28 +20,34 @@ struct TimedCollectStateMachine<Event: Sendable>: Sendable {
     self.count = count
   }
 
+  /// `registered` never waits: the arrays of the registration are those it filled.
+  @inlinable
+  var registeredAwaitsPending: Bool { false }
+
   /// An upstream event: the full array to deliver, the timer to schedule (the array's first
   /// event), the timer to cancel (the array is full).
   @inlinable
-  mutating func receive(
-    _ event: Event
-  ) -> (deliver: [Event]?, schedule: UInt64?, cancel: (any DisposableType)?) {
-    guard !isOver else { return (nil, nil, nil) }
+  mutating func receive(_ input: Element) -> TimedReceiveAction<[Element]> {
+    guard !isOver else { return TimedReceiveAction() }
     var schedule: UInt64?
     if buffer.isEmpty {
       buffer.reserveCapacity(count)
       generation &+= 1
       schedule = generation
     }
-    buffer.append(event)
-    guard buffer.count >= count else { return (nil, schedule, nil) }
+    buffer.append(input)
+    guard buffer.count >= count else { return TimedReceiveAction(schedule: schedule) }
     let full = buffer
     buffer = []
     let cancel = timer
     timer = nil
     generation &+= 1  // the timer of this array, if already scheduled, is stale
-    return (full, nil, cancel)
+    return TimedReceiveAction(deliver: full, cancel: cancel)
   }
+
+  /// The end of the registration passes through at once.
+  @inlinable
+  mutating func registrationEnded() -> Bool { true }
 
   /// Stores the timer of `generation`; returns it when it must be cancelled (stale or over).
   @inlinable
@@ -50,28 +59,21 @@ struct TimedCollectStateMachine<Event: Sendable>: Sendable {
 
   /// The timer of `generation` fired: the array to deliver, if it is still the current one.
   @inlinable
-  mutating func fire(generation: UInt64) -> [Event]? {
-    guard !isOver, generation == self.generation, !buffer.isEmpty else { return nil }
+  mutating func fire(generation: UInt64) -> TimedFireAction<[Element]> {
+    guard !isOver, generation == self.generation, !buffer.isEmpty else { return TimedFireAction() }
     let partial = buffer
     buffer = []
     timer = nil
     self.generation &+= 1
-    return partial
+    return TimedFireAction(deliver: (partial, false))
   }
 
-  /// The upstream ended: the partial array (if any) and the timer to cancel; nothing more after.
+  /// Disposed, or ended (``TimedStateMachine/ended()``, which delivers the partial array): the
+  /// timer to cancel and the partial array, if any; nothing is decided afterwards.
   @inlinable
-  mutating func ended() -> (flush: [Event]?, cancel: (any DisposableType)?) {
-    guard !isOver else { return (nil, nil) }
-    let (cancel, pending) = disposed()
-    return (pending.isEmpty ? nil : pending, cancel)
-  }
-
-  /// Disposed: the timer to cancel and the partial array, released outside the lock.
-  @inlinable
-  mutating func disposed() -> (timer: (any DisposableType)?, pending: [Event]) {
+  mutating func disposed() -> (timer: (any DisposableType)?, pending: [Element]?) {
     isOver = true
-    let result = (timer, buffer)
+    let result = (timer, buffer.isEmpty ? nil : buffer)
     timer = nil
     buffer = []
     return result

@@ -1,17 +1,20 @@
-/// The decisions of a timed operator (``Throttle``, ``Debounce``) for one observation, as
-/// ``TimedSink`` performs them: a pure value, kept in the sink's `LockedState`.
+/// The decisions of a timed operator (``Throttle``, ``Debounce``, ``TimedCollect``) for one
+/// observation, as ``TimedSink`` performs them: a pure value, kept in the sink's `LockedState`.
 ///
 /// Each timer carries a generation number, so a timer that fires late (its window over, its event
 /// replaced) does nothing. After ``disposed()`` or ``ended()`` nothing more is decided.
 @usableFromInline
-protocol TimedStateMachine<Event>: Sendable {
+protocol TimedStateMachine<Input, Event>: Sendable {
+  /// What the upstream sends.
+  associatedtype Input: Sendable
+  /// What the observer receives (the input itself, or an array of inputs).
   associatedtype Event: Sendable
 
   /// `registered` waits for the pending event, a registration event, to be delivered.
   var registeredAwaitsPending: Bool { get }
 
   /// An upstream event arrived.
-  mutating func receive(_ event: Event) -> TimedReceiveAction<Event>
+  mutating func receive(_ input: Input) -> TimedReceiveAction<Event>
 
   /// The upstream's registration ended. Returns whether `registered` is due now.
   mutating func registrationEnded() -> Bool
@@ -81,8 +84,8 @@ extension TimedStateMachine {
   }
 }
 
-/// One observation of ``Throttle`` or ``Debounce``: a ``TimedStateMachine`` in front of a
-/// ``ScheduledDelivery``. Returned as the observation's disposable.
+/// One observation of ``Throttle``, ``Debounce`` or ``TimedCollect``: a ``TimedStateMachine`` in
+/// front of a ``ScheduledDelivery``. Returned as the observation's disposable.
 ///
 /// The machine decides under this sink's lock; a hand-over to the delivery is queued inside that
 /// critical section (in decision order, see `ScheduledDelivery.enqueue`), and everything else
@@ -92,6 +95,7 @@ extension TimedStateMachine {
 @usableFromInline
 final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType {
   @usableFromInline typealias Event = Machine.Event
+  @usableFromInline typealias Input = Machine.Input
   @usableFromInline typealias HandOver = ScheduledDelivery<Event, S>.Machine.ReceiveAction
 
   @usableFromInline let delivery: ScheduledDelivery<Event, S>
@@ -105,23 +109,19 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
     self.state = LockedState(machine)
   }
 
-  /// Observes `upstream` for `observer` through a new sink running `machine`; with `seconds` 0,
-  /// through a plain delivery on `scheduler` (every event goes through). `registered` is asked of
-  /// the upstream only when `observer` has one; the end always (the sink flushes at the end).
+  /// Observes `upstream` for `observer` through a new sink running `machine`. `registered` is
+  /// asked of the upstream only when `observer` has one; the end always (the sink flushes at the
+  /// end).
   @inlinable
   static func observe<Upstream: EventProducerType>(
     _ upstream: Upstream,
     with observer: EventObserver<Event>,
     on scheduler: S,
     seconds: Double,
-    machine: @autoclosure () -> Machine
-  ) -> any DisposableType where Upstream.Event == Event {
+    machine: Machine
+  ) -> any DisposableType where Upstream.Event == Input {
     let delivery = ScheduledDelivery(scheduler: scheduler, observer: observer)
-    guard seconds > 0 else {
-      delivery.connect(to: upstream, forwardRegistered: observer.registered != nil)
-      return delivery
-    }
-    let sink = TimedSink(delivery: delivery, seconds: seconds, machine: machine())
+    let sink = TimedSink(delivery: delivery, seconds: seconds, machine: machine)
     let observation = upstream.observe(
       with: EventObserver(
         { sink.receive($0) },
@@ -138,9 +138,9 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
 
   /// An upstream event (any thread).
   @inlinable
-  func receive(_ event: Event) {
+  func receive(_ input: Input) {
     let (action, handOver) = state.withLock { machine -> (TimedReceiveAction<Event>, HandOver?) in
-      let action = machine.receive(event)
+      let action = machine.receive(input)
       if let deliver = action.deliver { return (action, delivery.enqueue(deliver)) }
       return (action, action.registeredDue ? delivery.enqueueRegistrationEnd() : nil)
     }
@@ -197,5 +197,25 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
     let (timer, pending) = state.withLock { $0.disposed() }
     timer?.dispose()
     _ = pending  // released here, outside the lock
+  }
+}
+
+extension TimedSink where Machine.Input == Machine.Event {
+  /// ``observe(_:with:on:seconds:machine:)``, except that with `seconds` 0 the upstream goes
+  /// through a plain delivery on `scheduler` (every event goes through): `throttle` and `debounce`.
+  @inlinable
+  static func observeOrPassThrough<Upstream: EventProducerType>(
+    _ upstream: Upstream,
+    with observer: EventObserver<Event>,
+    on scheduler: S,
+    seconds: Double,
+    machine: @autoclosure () -> Machine
+  ) -> any DisposableType where Upstream.Event == Input {
+    guard seconds == 0 else {
+      return observe(upstream, with: observer, on: scheduler, seconds: seconds, machine: machine())
+    }
+    let delivery = ScheduledDelivery(scheduler: scheduler, observer: observer)
+    delivery.connect(to: upstream, forwardRegistered: observer.registered != nil)
+    return delivery
   }
 }
