@@ -218,7 +218,7 @@ import Testing
   @Test func debounceAfterDisposeDoesNothing() {
     var machine = DebounceStateMachine<Int>()
     _ = machine.eventReceived(1)
-    #expect(machine.disposed().pending == 1)
+    #expect(machine.disposed().dropped == 1)
     #expect(machine.eventReceived(2).generation == nil)
     #expect(machine.registrationEnded() == false)
   }
@@ -304,7 +304,9 @@ extension TimeStateMachineTests {
     let handle = BlockDisposable {}
     let kept = machine.windowEndScheduled(handle, generation: generation)
     #expect(kept == nil)
-    let (flush, cancel) = machine.ended()
+    let end = machine.ended()
+    let (flush, cancel) = (end.flush, end.cancel)
+    #expect(end.endsNow)
     #expect(flush?.event == 2 && flush?.endsRegistration == false && cancel === handle)
     guard case .none = machine.windowEnded(generation: generation) else {
       Issue.record("a window's end after the end")
@@ -323,7 +325,9 @@ extension TimeStateMachineTests {
     _ = machine.eventReceived(1)  // the replay
     let registeredDue = machine.registrationEnded()
     #expect(!registeredDue, "registered waits for the replayed event")
-    let (flush, cancel) = machine.ended()
+    let end = machine.ended()
+    let (flush, cancel) = (end.flush, end.cancel)
+    #expect(end.endsNow)
     #expect(flush?.event == 1 && flush?.endsRegistration == true && cancel == nil)
   }
 
@@ -341,7 +345,9 @@ extension TimeStateMachineTests {
     let handle = BlockDisposable {}
     let kept = machine.timerScheduled(handle, generation: action.generation!)
     #expect(kept == nil)
-    let (flush, cancel) = machine.ended()
+    let end = machine.ended()
+    let (flush, cancel) = (end.flush, end.cancel)
+    #expect(end.endsNow)
     #expect(flush?.event == 1 && cancel === handle)
     let fired = machine.timerFired(generation: action.generation!)
     #expect(fired == nil, "the timer is stale after the end")
@@ -353,7 +359,9 @@ extension TimeStateMachineTests {
     var machine = DebounceStateMachine<Int>()
     let action = machine.eventReceived(1)
     _ = machine.timerFired(generation: action.generation!)
-    let (flush, cancel) = machine.ended()
+    let end = machine.ended()
+    let (flush, cancel) = (end.flush, end.cancel)
+    #expect(end.endsNow)
     #expect(flush == nil && cancel == nil)
   }
 }

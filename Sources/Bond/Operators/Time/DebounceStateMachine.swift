@@ -94,7 +94,7 @@ struct DebounceStateMachine<Event: Sendable>: Sendable {
 
   /// Disposed: returns the timer to cancel and the pending event to release (outside the lock).
   @inlinable
-  mutating func disposed() -> (timer: (any DisposableType)?, pending: Event?) {
+  mutating func disposed() -> (timer: (any DisposableType)?, dropped: Event?) {
     defer {
       isDisposed = true
       timer = nil
@@ -105,7 +105,7 @@ struct DebounceStateMachine<Event: Sendable>: Sendable {
   }
 }
 
-extension DebounceStateMachine: TimedStateMachine {
+extension DebounceStateMachine: FlushingTimedStateMachine {
   @inlinable
   mutating func receive(_ event: Event) -> TimedReceiveAction<Event> {
     let action = eventReceived(event)

@@ -8,7 +8,9 @@
 /// ended (at once if there was none); the end right after the last event.
 /// Not thread-safe: the sink keeps it in a `LockedState`.
 @usableFromInline
-struct DelayStateMachine<Event: Sendable>: Sendable {
+struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
+  @usableFromInline typealias Input = Event
+
   /// Waiting events; `waiting[head...]` are still to be released.
   @usableFromInline var waiting: [Event] = []
   @usableFromInline var head = 0
@@ -25,13 +27,17 @@ struct DelayStateMachine<Event: Sendable>: Sendable {
   @inlinable
   init() {}
 
-  /// An upstream event: it waits; returns whether to schedule its timer.
+  /// Each event's timer releases the oldest waiting event: none is ever cancelled.
   @inlinable
-  mutating func receive(_ event: Event) -> Bool {
-    guard !isOver, !endPending else { return false }
-    waiting.append(event)
+  static var keepsTimers: Bool { false }
+
+  /// An upstream event: it waits; its timer is scheduled (the generation is not used).
+  @inlinable
+  mutating func receive(_ input: Event) -> TimedReceiveAction<Event> {
+    guard !isOver, !endPending else { return TimedReceiveAction() }
+    waiting.append(input)
     received += 1
-    return true
+    return TimedReceiveAction(schedule: 0)
   }
 
   /// The upstream's registration ended: returns whether `registered` is due now.
@@ -46,11 +52,17 @@ struct DelayStateMachine<Event: Sendable>: Sendable {
     return false
   }
 
+  /// Never called: ``keepsTimers`` is `false`.
+  @inlinable
+  mutating func timerScheduled(_ disposable: any DisposableType, generation: UInt64) -> (any DisposableType)? {
+    nil
+  }
+
   /// A timer fired: the oldest waiting event, whether `registered` follows it, whether the end
   /// follows it.
   @inlinable
-  mutating func fire() -> (event: Event, endsRegistration: Bool, ends: Bool)? {
-    guard !isOver, head < waiting.count else { return nil }
+  mutating func fire(generation: UInt64) -> TimedFireAction<Event> {
+    guard !isOver, head < waiting.count else { return TimedFireAction() }
     let event = waiting[head]
     head += 1
     released += 1
@@ -68,28 +80,29 @@ struct DelayStateMachine<Event: Sendable>: Sendable {
     }
     let ends = endPending && released == received
     if ends { isOver = true }
-    return (event, endsRegistration, ends)
+    return TimedFireAction(deliver: (event, endsRegistration), ends: ends)
   }
 
-  /// The upstream ended: returns whether the end is due now (nothing is waiting).
+  /// The upstream ended: the end is due now when nothing is waiting, else after the last waiting
+  /// event (``fire(generation:)``). Nothing is flushed early: each event keeps its delay.
   @inlinable
-  mutating func ended() -> Bool {
-    guard !isOver, !endPending else { return false }
+  mutating func ended() -> TimedEndAction<Event> {
+    guard !isOver, !endPending else { return TimedEndAction(endsNow: false) }
     endPending = true
     if released == received {
       isOver = true
-      return true
+      return TimedEndAction(endsNow: true)
     }
-    return false
+    return TimedEndAction(endsNow: false)
   }
 
   /// Disposed: the waiting events, released outside the lock.
   @inlinable
-  mutating func disposed() -> [Event] {
+  mutating func disposed() -> (timer: (any DisposableType)?, dropped: [Event]) {
     isOver = true
     let dropped = waiting
     waiting = []
     head = 0
-    return dropped
+    return (nil, dropped)
   }
 }

@@ -116,7 +116,7 @@ struct ThrottleStateMachine<Event: Sendable>: Sendable {
 
   /// Disposed: returns the window's end to cancel and the pending event to release (outside the lock).
   @inlinable
-  mutating func disposed() -> (timer: (any DisposableType)?, pending: Event?) {
+  mutating func disposed() -> (timer: (any DisposableType)?, dropped: Event?) {
     defer {
       isDisposed = true
       windowEnd = nil
@@ -127,7 +127,7 @@ struct ThrottleStateMachine<Event: Sendable>: Sendable {
   }
 }
 
-extension ThrottleStateMachine: TimedStateMachine {
+extension ThrottleStateMachine: FlushingTimedStateMachine {
   @inlinable
   var registeredAwaitsPending: Bool { registeredAwaitsLatest }
 

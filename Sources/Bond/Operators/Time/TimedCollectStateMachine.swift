@@ -4,7 +4,7 @@
 /// section, so they are delivered in decision order. Never decides an empty array.
 /// Not thread-safe: the sink keeps it in a `LockedState`.
 @usableFromInline
-struct TimedCollectStateMachine<Element: Sendable>: TimedStateMachine {
+struct TimedCollectStateMachine<Element: Sendable>: FlushingTimedStateMachine {
   @usableFromInline typealias Input = Element
   @usableFromInline typealias Event = [Element]
 
@@ -71,7 +71,7 @@ struct TimedCollectStateMachine<Element: Sendable>: TimedStateMachine {
   /// Disposed, or ended (``TimedStateMachine/ended()``, which delivers the partial array): the
   /// timer to cancel and the partial array, if any; nothing is decided afterwards.
   @inlinable
-  mutating func disposed() -> (timer: (any DisposableType)?, pending: [Element]?) {
+  mutating func disposed() -> (timer: (any DisposableType)?, dropped: [Element]?) {
     isOver = true
     let result = (timer, buffer.isEmpty ? nil : buffer)
     timer = nil

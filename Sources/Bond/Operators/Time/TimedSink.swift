@@ -1,17 +1,20 @@
-/// The decisions of a timed operator (``Throttle``, ``Debounce``, ``TimedCollect``) for one
-/// observation, as ``TimedSink`` performs them: a pure value, kept in the sink's `LockedState`.
+/// The decisions of a timed operator (``Throttle``, ``Debounce``, ``TimedCollect``, ``Delay``) for
+/// one observation, as ``TimedSink`` performs them: a pure value, kept in the sink's `LockedState`.
 ///
 /// Each timer carries a generation number, so a timer that fires late (its window over, its event
-/// replaced) does nothing. After ``disposed()`` or ``ended()`` nothing more is decided.
+/// replaced) does nothing. After ``disposed()`` or the end nothing more is decided.
 @usableFromInline
 protocol TimedStateMachine<Input, Event>: Sendable {
   /// What the upstream sends.
   associatedtype Input: Sendable
   /// What the observer receives (the input itself, or an array of inputs).
   associatedtype Event: Sendable
+  /// What ``disposed()`` hands back to be released outside the lock.
+  associatedtype Dropped
 
-  /// `registered` waits for the pending event, a registration event, to be delivered.
-  var registeredAwaitsPending: Bool { get }
+  /// Whether the sink keeps each timer's cancel handle (``timerScheduled(_:generation:)``); `false`
+  /// when a timer is never cancelled (`delay`: each event's timer releases the oldest event).
+  static var keepsTimers: Bool { get }
 
   /// An upstream event arrived.
   mutating func receive(_ input: Input) -> TimedReceiveAction<Event>
@@ -26,8 +29,49 @@ protocol TimedStateMachine<Input, Event>: Sendable {
   /// The timer of `generation` fired.
   mutating func fire(generation: UInt64) -> TimedFireAction<Event>
 
-  /// Disposed (or ended): returns the timer to cancel and the pending event (outside the lock).
-  mutating func disposed() -> (timer: (any DisposableType)?, pending: Event?)
+  /// The upstream ended: the event due at once, if any (and whether `registered` is due right after
+  /// it), the timer to cancel, and whether the end is due now (else a later ``fire(generation:)``
+  /// says so).
+  mutating func ended() -> TimedEndAction<Event>
+
+  /// Disposed: returns the timer to cancel and what is dropped (released outside the lock).
+  mutating func disposed() -> (timer: (any DisposableType)?, dropped: Dropped)
+}
+
+/// A timed operator that keeps at most one pending event and one timer, and delivers the pending
+/// event at once when the upstream ends (``Throttle``, ``Debounce``, ``TimedCollect``).
+@usableFromInline
+protocol FlushingTimedStateMachine<Input, Event>: TimedStateMachine where Dropped == Event? {
+  /// `registered` waits for the pending event, a registration event, to be delivered.
+  var registeredAwaitsPending: Bool { get }
+}
+
+extension FlushingTimedStateMachine {
+  @inlinable
+  static var keepsTimers: Bool { true }
+
+  /// The pending event is due now (not at its timer), then the end; nothing more is decided
+  /// afterwards.
+  @inlinable
+  mutating func ended() -> TimedEndAction<Event> {
+    let endsRegistration = registeredAwaitsPending
+    let (timer, pending) = disposed()
+    return TimedEndAction(flush: pending.map { ($0, endsRegistration) }, cancel: timer, endsNow: true)
+  }
+}
+
+/// What ``TimedSink`` does when the upstream ends: cancel, hand `flush` to the delivery, then the
+/// end when `endsNow`.
+@usableFromInline
+struct TimedEndAction<Event> {
+  @usableFromInline var flush: (event: Event, endsRegistration: Bool)?
+  @usableFromInline var cancel: (any DisposableType)?
+  @usableFromInline var endsNow: Bool
+
+  @inlinable
+  init(flush: (event: Event, endsRegistration: Bool)? = nil, cancel: (any DisposableType)? = nil, endsNow: Bool) {
+    (self.flush, self.cancel, self.endsNow) = (flush, cancel, endsNow)
+  }
 }
 
 /// What ``TimedSink`` does after an upstream event, in this order: cancel, hand `deliver` (or the
@@ -59,33 +103,21 @@ struct TimedReceiveAction<Event> {
 }
 
 /// What ``TimedSink`` does when a timer fires: schedule the timer of `schedule`, deliver `deliver`
-/// (with `endsRegistration`, `registered` is due right after it).
+/// (with `endsRegistration`, `registered` is due right after it), then the end when `ends`.
 @usableFromInline
 struct TimedFireAction<Event> {
   @usableFromInline var deliver: (event: Event, endsRegistration: Bool)?
   @usableFromInline var schedule: UInt64?
+  @usableFromInline var ends: Bool
 
   @inlinable
-  init(deliver: (event: Event, endsRegistration: Bool)? = nil, schedule: UInt64? = nil) {
-    self.deliver = deliver
-    self.schedule = schedule
+  init(deliver: (event: Event, endsRegistration: Bool)? = nil, schedule: UInt64? = nil, ends: Bool = false) {
+    (self.deliver, self.schedule, self.ends) = (deliver, schedule, ends)
   }
 }
 
-extension TimedStateMachine {
-  /// The upstream ended: the pending event is due now (not at its timer), then the end. Returns
-  /// that event (and whether `registered` is due right after it) and the timer to cancel; nothing
-  /// more is decided afterwards.
-  @inlinable
-  mutating func ended() -> (flush: (event: Event, endsRegistration: Bool)?, cancel: (any DisposableType)?) {
-    let endsRegistration = registeredAwaitsPending
-    let (timer, pending) = disposed()
-    return (pending.map { ($0, endsRegistration) }, timer)
-  }
-}
-
-/// One observation of ``Throttle``, ``Debounce`` or ``TimedCollect``: a ``TimedStateMachine`` in
-/// front of a ``ScheduledDelivery``. Returned as the observation's disposable.
+/// One observation of ``Throttle``, ``Debounce``, ``TimedCollect`` or ``Delay``: a
+/// ``TimedStateMachine`` in front of a ``ScheduledDelivery``. Returned as the observation's disposable.
 ///
 /// The machine decides under this sink's lock; a hand-over to the delivery is queued inside that
 /// critical section (in decision order, see `ScheduledDelivery.enqueue`), and everything else
@@ -161,6 +193,7 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
   func scheduleTimer(_ generation: UInt64) {
     // The timer holds this sink until it fires or is cancelled (by the machine, the end or dispose).
     let handle = delivery.scheduler.schedule(after: seconds) { [self] in self.timerFired(generation) }
+    guard Machine.keepsTimers else { return }
     let cancel = state.withLock { $0.timerScheduled(handle, generation: generation) }
     cancel?.dispose()
   }
@@ -168,39 +201,41 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
   /// Runs on the scheduler.
   @usableFromInline
   func timerFired(_ generation: UInt64) {
-    let (action, handOver) = state.withLock { machine -> (TimedFireAction<Event>, HandOver?) in
+    let (action, handOver, end) = state.withLock { machine -> (TimedFireAction<Event>, HandOver?, HandOver?) in
       let action = machine.fire(generation: generation)
-      return (action, action.deliver.map { delivery.enqueue($0.event, endsRegistration: $0.endsRegistration) })
+      let handOver = action.deliver.map { delivery.enqueue($0.event, endsRegistration: $0.endsRegistration) }
+      return (action, handOver, action.ends ? delivery.enqueueEnd() : nil)
     }
     if let generation = action.schedule { scheduleTimer(generation) }
     if let handOver { delivery.perform(handOver, onScheduler: true) }
+    if let end { delivery.perform(end, onScheduler: true) }
   }
 
-  /// The upstream ended: the pending event is handed to the delivery now, then the end, in one
-  /// critical section (no event can come between them); its timer is cancelled.
+  /// The upstream ended: the event due now is handed to the delivery, then the end if it is due
+  /// now, in one critical section (no event can come between them); the timer is cancelled.
   @usableFromInline
   func upstreamEnded() {
-    let (cancel, flush, end) = state.withLock { machine -> ((any DisposableType)?, HandOver?, HandOver) in
-      let (pending, cancel) = machine.ended()
-      let flush = pending.map { delivery.enqueue($0.event, endsRegistration: $0.endsRegistration) }
-      return (cancel, flush, delivery.enqueueEnd())
+    let (cancel, flush, end) = state.withLock { machine -> ((any DisposableType)?, HandOver?, HandOver?) in
+      let action = machine.ended()
+      let flush = action.flush.map { delivery.enqueue($0.event, endsRegistration: $0.endsRegistration) }
+      return (action.cancel, flush, action.endsNow ? delivery.enqueueEnd() : nil)
     }
     cancel?.dispose()
     if let flush { delivery.perform(flush, onScheduler: false) }
-    delivery.perform(end, onScheduler: false)
+    if let end { delivery.perform(end, onScheduler: false) }
   }
 
   @usableFromInline
   func dispose() {
     // The delivery first: from now on no new delivery starts; it also ends the upstream observation.
     delivery.dispose()
-    let (timer, pending) = state.withLock { $0.disposed() }
+    let (timer, dropped) = state.withLock { $0.disposed() }
     timer?.dispose()
-    _ = pending  // released here, outside the lock
+    _ = dropped  // released here, outside the lock
   }
 }
 
-extension TimedSink where Machine.Input == Machine.Event {
+extension TimedSink where Machine: FlushingTimedStateMachine, Machine.Input == Machine.Event {
   /// ``observe(_:with:on:seconds:machine:)``, except that with `seconds` 0 the upstream goes
   /// through a plain delivery on `scheduler` (every event goes through): `throttle` and `debounce`.
   @inlinable
