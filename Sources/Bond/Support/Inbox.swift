@@ -115,3 +115,47 @@ final class OuterReleaseNotifier<Input> {
     if !hasSent.exchange(true, ordering: .acquiringAndReleasing) { serializer.next(ended) }
   }
 }
+
+/// What the sink of every multi-source operator (`combineLatest`, `zip`, `merge`,
+/// `switchToLatest`) keeps of its observation and never changes: the observer's event and end
+/// closures and the inbox. A `let` of the sink, read on the per-event path without copying.
+@usableFromInline
+struct InboxSinkOutput<Event, Input> {
+  @usableFromInline let observer: (Event) -> Void
+  @usableFromInline let finished: (() -> Void)?
+  @usableFromInline let inbox: Inbox<Input>
+
+  @inlinable
+  init(inbox: Inbox<Input>, observer: EventObserver<Event>) {
+    self.inbox = inbox
+    self.observer = observer.event
+    self.finished = observer.finished
+  }
+}
+
+/// The sink of a multi-source operator: the single observer of its observation's inbox, which
+/// never calls it concurrently (no lock). It keeps the observer's `registered` until it is due.
+@usableFromInline
+protocol InboxSink<Event, Input>: AnyObject {
+  associatedtype Event
+  associatedtype Input
+  var output: InboxSinkOutput<Event, Input> { get }
+  /// The observer's `registered`, set to `nil` once called.
+  var registered: (() -> Void)? { get set }
+}
+
+extension InboxSink {
+  /// Calls `registered` the first time; later calls do nothing.
+  @inlinable
+  func callRegistered() {
+    let registered = self.registered
+    self.registered = nil
+    registered?()
+  }
+
+  /// Delivers the end (see ``Inbox/end(registered:finished:)``).
+  @inlinable
+  func end() {
+    output.inbox.end(registered: registered, finished: output.finished)
+  }
+}

@@ -4,26 +4,28 @@
 /// latest events) when the observation is disposed.
 @usableFromInline
 final class CombineLatestSink<Event>: TupleSink {
-  @usableFromInline let output: TupleSinkOutput<Event>
+  @usableFromInline let output: InboxSinkOutput<Event, Int>
+  @usableFromInline let tuple: TupleStorage<Event>
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
   @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
   @exclusivity(unchecked) @usableFromInline var machine: CombineLatestStateMachine
 
   @inlinable
   init(slots: [CombineLatestSlot], inbox: Inbox<Int>, observer: EventObserver<Event>) {
-    output = TupleSinkOutput(slots: slots, inbox: inbox, observer: observer)
+    output = InboxSinkOutput(inbox: inbox, observer: observer)
+    tuple = TupleStorage(slots: slots)
     registered = observer.registered
     machine = CombineLatestStateMachine(sourceCount: slots.count)
   }
 
-  deinit { output.release() }
+  deinit { tuple.release() }
 
   @inlinable
   func receive(_ position: Int) {
     guard position >= 0 else { return receiveMarker(position) }
-    let isItsFirst = output.slots[position].storeNext(UnsafeMutableRawPointer(output.tuple))
+    let isItsFirst = tuple.slots[position].storeNext(tuple.base)
     if machine.eventStored(isItsFirst: isItsFirst) {
-      output.observer(output.tuple.pointee)
+      output.observer(tuple.pointer.pointee)
     }
   }
 
@@ -36,7 +38,7 @@ final class CombineLatestSink<Event>: TupleSink {
     }
     // Every event of that source is stored before its end: the source's events go into the
     // inbox in its order, its end after them.
-    let hadSent = output.slots[CombineLatestStateMachine.position(ofEnded: marker)].hasSent()
+    let hadSent = tuple.slots[CombineLatestStateMachine.position(ofEnded: marker)].hasSent()
     if machine.sourceEnded(hadSent: hadSent) { end() }
   }
 }

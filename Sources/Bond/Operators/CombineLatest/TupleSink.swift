@@ -1,29 +1,26 @@
-/// What the sinks of the tuple operators (`combineLatest`, `zip`) share and never change: the
-/// tuple's storage, the upstreams' slots in it, the observer's closures and the inbox. A `let` of
-/// the sink (read on the per-event path without copying).
+/// The tuple of a tuple operator's observation (`combineLatest`, `zip`): its storage and the
+/// upstreams' slots in it. A `let` of the sink; freed by the sink's `deinit` (``release()``).
 @usableFromInline
-struct TupleSinkOutput<Event> {
+struct TupleStorage<Event> {
   /// The tuple, initialized element by element through `slots`.
-  @usableFromInline let tuple: UnsafeMutablePointer<Event>
+  @usableFromInline let pointer: UnsafeMutablePointer<Event>
   @usableFromInline let slots: [CombineLatestSlot]
-  @usableFromInline let observer: (Event) -> Void
-  @usableFromInline let finished: (() -> Void)?
-  @usableFromInline let inbox: Inbox<Int>
 
   @inlinable
-  init(slots: [CombineLatestSlot], inbox: Inbox<Int>, observer: EventObserver<Event>) {
-    tuple = .allocate(capacity: 1)
+  init(slots: [CombineLatestSlot]) {
+    pointer = .allocate(capacity: 1)
     self.slots = slots
-    self.inbox = inbox
-    self.observer = observer.event
-    self.finished = observer.finished
   }
 
-  /// Deinitializes what is set in the tuple and frees it: the sink's `deinit`.
+  /// The tuple's address, for the slots.
+  @inlinable
+  var base: UnsafeMutableRawPointer { UnsafeMutableRawPointer(pointer) }
+
+  /// Deinitializes what is set in the tuple and frees it.
   @inlinable
   func release() {
-    for slot in slots { slot.clear(UnsafeMutableRawPointer(tuple)) }
-    tuple.deallocate()
+    for slot in slots { slot.clear(base) }
+    pointer.deallocate()
   }
 }
 
@@ -31,29 +28,9 @@ struct TupleSinkOutput<Event> {
 /// upstream's position when it sent an event, or a marker (negative) for a registration's end or
 /// an upstream's end.
 @usableFromInline
-protocol TupleSink<Event>: AnyObject {
-  associatedtype Event
+protocol TupleSink<Event>: InboxSink where Input == Int {
   init(slots: [CombineLatestSlot], inbox: Inbox<Int>, observer: EventObserver<Event>)
-  var output: TupleSinkOutput<Event> { get }
-  /// The observer's `registered`, set to `nil` once called.
-  var registered: (() -> Void)? { get set }
   func receive(_ position: Int)
-}
-
-extension TupleSink {
-  /// Calls `registered` the first time; later calls do nothing.
-  @inlinable
-  func callRegistered() {
-    let registered = self.registered
-    self.registered = nil
-    registered?()
-  }
-
-  /// Delivers the end (see ``Inbox/end(registered:finished:)``).
-  @inlinable
-  func end() {
-    output.inbox.end(registered: registered, finished: output.finished)
-  }
 }
 
 extension Array where Element == CombineLatestSource {

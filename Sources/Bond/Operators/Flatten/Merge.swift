@@ -76,18 +76,15 @@ public struct MergeArray<Inner: EventProducerType>: EventProducerType {
 /// producers and calls the observer. The inbox never calls it concurrently, so it needs no lock,
 /// and the observer is called with no lock held.
 @usableFromInline
-final class MergeSink<Inner: EventProducerType> {
+final class MergeSink<Inner: EventProducerType>: InboxSink {
   @usableFromInline typealias Input = MergeInput<Inner, Inner.Event>
 
+  @usableFromInline let output: InboxSinkOutput<Inner.Event, Input>
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
-  @exclusivity(unchecked) @usableFromInline var machine: MergeStateMachine<Inner>
-  @usableFromInline let observer: (Inner.Event) -> Void
-  @usableFromInline let finished: (() -> Void)?
-  /// Set to `nil` once called.
   @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
+  @exclusivity(unchecked) @usableFromInline var machine: MergeStateMachine<Inner>
   /// Whether each inner's own registration counts (an array's producers), or only the outer's.
   @usableFromInline let countsInnerRegistrations: Bool
-  @usableFromInline let inbox: Inbox<Input>
 
   @inlinable
   init(
@@ -96,23 +93,22 @@ final class MergeSink<Inner: EventProducerType> {
     countsInnerRegistrations: Bool,
     observer: EventObserver<Inner.Event>
   ) {
-    self.inbox = inbox
+    output = InboxSinkOutput(inbox: inbox, observer: observer)
+    registered = observer.registered
     self.machine = machine
     self.countsInnerRegistrations = countsInnerRegistrations
-    self.observer = observer.event
-    self.finished = observer.finished
-    self.registered = observer.registered
   }
 
   @inlinable
   func receive(_ input: Input) {
     switch input {
     case .event(let event):
-      observer(event)
+      output.observer(event)
     case .inner(let inner):
       machine.innerReceived(inner)
       // The inner's closures hold the inbox: it lives while an inner can send. A replay (and the
       // end of an inner that has ended) is queued behind this delivery, so it keeps the order.
+      let inbox = output.inbox
       let serializer = inbox.serializer
       let innerRegistered: Input? = countsInnerRegistrations && registered != nil ? .registered : nil
       inbox.disposables.add(
@@ -125,17 +121,13 @@ final class MergeSink<Inner: EventProducerType> {
         )
       )
     case .registered:
-      if machine.registrationFinished() {
-        let registered = self.registered
-        self.registered = nil
-        registered?()
-      }
+      if machine.registrationFinished() { callRegistered() }
     case .innerEnded:
-      if machine.innerEnded() { inbox.end(registered: registered, finished: finished) }
+      if machine.innerEnded() { end() }
     case .outerEnded:
       let (released, ends) = machine.outerEnded()
       _ = released  // released here, outside any lock; their observations go on
-      if ends { inbox.end(registered: registered, finished: finished) }
+      if ends { end() }
     }
   }
 

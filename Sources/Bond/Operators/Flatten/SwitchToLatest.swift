@@ -45,33 +45,28 @@ public struct SwitchToLatest<Upstream: EventProducerType>: EventProducerType whe
 /// inner observation and calls the observer. The inbox never calls it concurrently, so it needs no
 /// lock, and the observer is called with no lock held.
 @usableFromInline
-final class SwitchToLatestSink<Inner: EventProducerType> {
+final class SwitchToLatestSink<Inner: EventProducerType>: InboxSink {
   @usableFromInline typealias Input = SwitchToLatestInput<Inner, Inner.Event>
 
+  @usableFromInline let output: InboxSinkOutput<Inner.Event, Input>
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
-  @exclusivity(unchecked) @usableFromInline var machine = SwitchToLatestStateMachine<Inner>()
-  @usableFromInline let observer: (Inner.Event) -> Void
-  @usableFromInline let finished: (() -> Void)?
-  /// Set to `nil` once called.
   @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
+  @exclusivity(unchecked) @usableFromInline var machine = SwitchToLatestStateMachine<Inner>()
   /// The current inner observation; replacing it disposes the previous one.
   @usableFromInline let current: SerialDisposable
-  @usableFromInline let inbox: Inbox<Input>
 
   @inlinable
   init(inbox: Inbox<Input>, current: SerialDisposable, observer: EventObserver<Inner.Event>) {
-    self.inbox = inbox
+    output = InboxSinkOutput(inbox: inbox, observer: observer)
+    registered = observer.registered
     self.current = current
-    self.observer = observer.event
-    self.finished = observer.finished
-    self.registered = observer.registered
   }
 
   @inlinable
   func receive(_ input: Input) {
     switch input {
     case .event(let event, let generation):
-      if machine.shouldForward(generation: generation) { observer(event) }
+      if machine.shouldForward(generation: generation) { output.observer(event) }
     case .inner(let inner):
       let (generation, released) = machine.innerReceived(inner)
       // The inner's closures hold the inbox: it lives while the inner can send. A replay (and the
@@ -79,7 +74,7 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
       // Replacing the observation disposes the previous one without waiting (a delivery of it in
       // flight on another thread only queues into the inbox); whatever it queues from now on has
       // an old generation.
-      let link = InnerLink(serializer: inbox.serializer, generation: generation)
+      let link = InnerLink(serializer: output.inbox.serializer, generation: generation)
       current.otherDisposable = inner.observe(
         with: EventObserver(
           { link.serializer.next(.event($0, generation: link.generation)) },
@@ -88,15 +83,13 @@ final class SwitchToLatestSink<Inner: EventProducerType> {
       )
       _ = released  // released here, after its observation was disposed
     case .registered:
-      let registered = self.registered
-      self.registered = nil
-      registered?()
+      callRegistered()
     case .innerEnded(let generation):
-      if machine.innerEnded(generation: generation) { inbox.end(registered: registered, finished: finished) }
+      if machine.innerEnded(generation: generation) { end() }
     case .outerEnded:
       let (released, ends) = machine.outerEnded()
       _ = released  // its observation goes on
-      if ends { inbox.end(registered: registered, finished: finished) }
+      if ends { end() }
     }
   }
 

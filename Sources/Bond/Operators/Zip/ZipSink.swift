@@ -2,28 +2,30 @@
 /// state, and calls the observer with no lock held.
 @usableFromInline
 final class ZipSink<Event>: TupleSink {
-  @usableFromInline let output: TupleSinkOutput<Event>
+  @usableFromInline let output: InboxSinkOutput<Event, Int>
+  @usableFromInline let tuple: TupleStorage<Event>
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
   @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
   @exclusivity(unchecked) @usableFromInline var machine: ZipStateMachine
 
   @inlinable
   init(slots: [CombineLatestSlot], inbox: Inbox<Int>, observer: EventObserver<Event>) {
-    output = TupleSinkOutput(slots: slots, inbox: inbox, observer: observer)
+    output = InboxSinkOutput(inbox: inbox, observer: observer)
+    tuple = TupleStorage(slots: slots)
     registered = observer.registered
     machine = ZipStateMachine(sourceCount: slots.count)
   }
 
-  deinit { output.release() }
+  deinit { tuple.release() }
 
   @inlinable
   func receive(_ position: Int) {
     guard position >= 0 else { return receiveMarker(position) }
     guard machine.eventQueued(position: position) else { return }
     // Every upstream has an event queued: move the n-th of each into the tuple, then out of it.
-    for slot in output.slots { _ = slot.storeNext(UnsafeMutableRawPointer(output.tuple)) }
-    let value = output.tuple.move()
-    for slot in output.slots { slot.markCleared() }
+    for slot in tuple.slots { _ = slot.storeNext(tuple.base) }
+    let value = tuple.pointer.move()
+    for slot in tuple.slots { slot.markCleared() }
     let ends = machine.tupleDelivered()
     output.observer(value)
     if ends { end() }
