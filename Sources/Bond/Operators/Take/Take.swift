@@ -28,12 +28,8 @@ public struct Take<Upstream: EventProducerType>: EventProducerType {
   @discardableResult
   public func observe(with observer: EventObserver<Upstream.Event>) -> any DisposableType {
     if count == 0 { return endedObservation(observer) }
-    // Per-observer count: deliveries to one observer are never concurrent (guarantee 1).
-    var remaining = count
-    return observeEndingEarly(upstream, observer) { _ in
-      remaining -= 1
-      return remaining == 0 ? .deliverThenEnd : .deliver
-    }
+    // The count is kept per observation, in the observation's state.
+    return observeEndingEarly(upstream, observer, count: count)
   }
 }
 

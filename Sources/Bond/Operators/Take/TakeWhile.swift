@@ -27,7 +27,7 @@ public struct TakeWhile<Upstream: EventProducerType>: EventProducerType {
   @discardableResult
   public func observe(with observer: EventObserver<Upstream.Event>) -> any DisposableType {
     let predicate = self.predicate
-    return observeEndingEarly(upstream, observer) { predicate($0) ? .deliver : .end }
+    return observeEndingEarly(upstream, observer, decide: { predicate($0) ? .deliver : .end })
   }
 }
 
