@@ -74,6 +74,48 @@ private final class TwoPartyBarrier: @unchecked Sendable {
     }
   }
 
+  /// Bounded lanes under four senders and slow lanes: no event delivered twice or out of its
+  /// sender's order per key, every event either delivered or counted as dropped, the end delivered.
+  @Test(arguments: [DeliveryOverflowPolicy.dropOldest, .dropNewest])
+  func boundedPartitionFromFourSendersDropsOrDeliversEachEventOnce(policy: DeliveryOverflowPolicy) {
+    withWatchdog("boundedPartitionFromFourSenders", seconds: 60) {
+      let senders = 4
+      let perSender = 2_000
+      let keys = 16
+      let source = EventProducer<Int>()
+      let drops = DeliveryStatistics()
+      let partition = source.partition(lanes: 2, bufferLimit: 8, whenFull: policy, statistics: drops) { $0 % keys }
+      let seen = Collected<(lane: Int, value: Int)>()
+      let ends = DispatchSemaphore(value: 0)
+      for (index, lane) in partition.lanes.enumerated() {
+        lane.observe { value in
+          if value % 64 == 0 { usleep(50) }  // slower than the senders now and then: buffers fill
+          seen.add((index, value))
+        } finished: {
+          ends.signal()
+        }
+      }
+      DispatchQueue.concurrentPerform(iterations: senders) { sender in
+        for index in 0..<perSender { source.next(sender * perSender + index) }
+      }
+      source.finish()
+      #expect((0..<2).allSatisfy { _ in ends.wait(timeout: .now() + 30) == .success })
+      let items = seen.items
+      let values = items.map(\.value)
+      #expect(Set(values).count == values.count, "no event delivered twice")
+      #expect(values.count + drops.droppedCount == senders * perSender, "each event delivered or dropped")
+      #expect(drops.droppedCount > 0, "the buffers filled")
+      for key in 0..<keys {
+        let forKey = items.filter { $0.value % keys == key }
+        #expect(Set(forKey.map(\.lane)).count <= 1)
+        for sender in 0..<senders {
+          let own = forKey.map(\.value).filter { $0 / perSender == sender }
+          #expect(own == own.sorted())
+        }
+      }
+    }
+  }
+
   @Test func partitionFromFourSendersRunsLanesInParallel() {
     withWatchdog("partitionFromFourSendersRunsLanesInParallel", seconds: 60) {
       let senders = 4

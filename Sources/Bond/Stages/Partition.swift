@@ -13,12 +13,54 @@ extension EventProducerType where Event: Sendable {
   ///
   /// The receiver is observed once, from creation. Its end ends every lane after the lane's buffered
   /// events; ``Partition/dispose()`` stops observing it and ends every lane. The lane buffers are
-  /// unbounded, like ``deliverOn(_:)``'s: a lane slower than the upstream makes its buffer grow.
+  /// unbounded, like ``deliverOn(_:)``'s: a lane slower than the upstream makes its buffer grow (to
+  /// bound them, see ``partition(lanes:bufferLimit:whenFull:statistics:by:)``).
   /// - Precondition: `lanes` is at least 1.
   @inlinable
   public func partition<Key: Hashable>(lanes: Int, by key: @escaping @Sendable (Event) -> Key) -> Partition<Event> {
     precondition(lanes >= 1, "partition(lanes:by:): lanes must be at least 1, got \(lanes)")
-    return Partition(upstream: self, laneCount: lanes, key: key)
+    return Partition(
+      upstream: self,
+      laneCount: lanes,
+      bufferLimit: .max,
+      policy: .dropOldest,
+      statistics: nil,
+      key: key
+    )
+  }
+
+  /// ``partition(lanes:by:)`` with bounded lane buffers: each lane keeps at most `bufferLimit`
+  /// events waiting for its queue; when a lane's buffer is full, `policy` says which event of that
+  /// lane is dropped (the other lanes go on), and `statistics` (if given) counts the drops of all
+  /// the lanes. The end is never dropped. The same buffers as
+  /// ``deliverOn(_:bufferLimit:whenFull:statistics:)``'s, one per lane.
+  ///
+  /// ```swift
+  /// let drops = DeliveryStatistics()
+  /// let partition = ticks.partition(lanes: 4, bufferLimit: 10_000, whenFull: .dropOldest, statistics: drops) {
+  ///   $0.symbol
+  /// }
+  /// ```
+  /// - Precondition: `lanes` and `bufferLimit` are at least 1.
+  @inlinable
+  public func partition<Key: Hashable>(
+    lanes: Int,
+    bufferLimit: Int,
+    whenFull policy: DeliveryOverflowPolicy,
+    statistics: DeliveryStatistics? = nil,
+    by key: @escaping @Sendable (Event) -> Key
+  ) -> Partition<Event> {
+    let call = "partition(lanes:bufferLimit:whenFull:statistics:by:)"
+    precondition(lanes >= 1, "\(call): lanes must be at least 1, got \(lanes)")
+    precondition(bufferLimit >= 1, "\(call): bufferLimit must be at least 1, got \(bufferLimit)")
+    return Partition(
+      upstream: self,
+      laneCount: lanes,
+      bufferLimit: bufferLimit,
+      policy: policy,
+      statistics: statistics,
+      key: key
+    )
   }
 }
 
@@ -43,13 +85,19 @@ public final class Partition<Event: Sendable>: DisposableType, Sendable {
   init<Upstream: EventProducerType, Key: Hashable>(
     upstream: Upstream,
     laneCount: Int,
+    bufferLimit: Int,
+    policy: DeliveryOverflowPolicy,
+    statistics: DeliveryStatistics?,
     key: @escaping @Sendable (Event) -> Key
   ) where Upstream.Event == Event {
     let lanes = (0..<laneCount).map { _ in EventProducer<Event>() }
     let deliveries = lanes.enumerated().map { index, lane in
       ScheduledDelivery(
         scheduler: DispatchQueue(label: "Bond.partition.lane\(index)"),
-        observer: EventObserver({ lane.next($0) }, finished: { lane.finish() })
+        observer: EventObserver({ lane.next($0) }, finished: { lane.finish() }),
+        bufferLimit: bufferLimit,
+        overflowPolicy: policy,
+        statistics: statistics
       )
     }
     self.lanes = lanes
