@@ -79,82 +79,76 @@ private final class TwoPartyBarrier: @unchecked Sendable {
   @Test(arguments: [DeliveryOverflowPolicy.dropOldest, .dropNewest])
   func boundedPartitionFromFourSendersDropsOrDeliversEachEventOnce(policy: DeliveryOverflowPolicy) {
     withWatchdog("boundedPartitionFromFourSenders", seconds: 60) {
-      let senders = 4
-      let perSender = 2_000
-      let keys = 16
-      let source = EventProducer<Int>()
       let drops = DeliveryStatistics()
-      let partition = source.partition(lanes: 2, bufferLimit: 8, whenFull: policy, statistics: drops) { $0 % keys }
-      let seen = Collected<(lane: Int, value: Int)>()
-      let ends = DispatchSemaphore(value: 0)
-      for (index, lane) in partition.lanes.enumerated() {
-        lane.observe { value in
-          if value % 64 == 0 { usleep(50) }  // slower than the senders now and then: buffers fill
-          seen.add((index, value))
-        } finished: {
-          ends.signal()
-        }
+      let run = PartitionRun { source in
+        source.partition(lanes: 2, bufferLimit: 8, whenFull: policy, statistics: drops) { $0 % PartitionRun.keys }
+      } onEvent: { _, value in
+        if value % 64 == 0 { usleep(50) }  // slower than the senders now and then: buffers fill
       }
-      DispatchQueue.concurrentPerform(iterations: senders) { sender in
-        for index in 0..<perSender { source.next(sender * perSender + index) }
-      }
-      source.finish()
-      #expect((0..<2).allSatisfy { _ in ends.wait(timeout: .now() + 30) == .success })
-      let items = seen.items
-      let values = items.map(\.value)
+      let values = run.items.map(\.value)
       #expect(Set(values).count == values.count, "no event delivered twice")
-      #expect(values.count + drops.droppedCount == senders * perSender, "each event delivered or dropped")
+      #expect(values.count + drops.droppedCount == PartitionRun.total, "each event delivered or dropped")
       #expect(drops.droppedCount > 0, "the buffers filled")
-      for key in 0..<keys {
-        let forKey = items.filter { $0.value % keys == key }
-        #expect(Set(forKey.map(\.lane)).count <= 1)
-        for sender in 0..<senders {
-          let own = forKey.map(\.value).filter { $0 / perSender == sender }
-          #expect(own == own.sorted())
-        }
-      }
     }
   }
 
   @Test func partitionFromFourSendersRunsLanesInParallel() {
     withWatchdog("partitionFromFourSendersRunsLanesInParallel", seconds: 60) {
-      let senders = 4
-      let perSender = 2_000
-      let keys = 16
-      let source = EventProducer<Int>()
-      let partition = source.partition(lanes: 2) { $0 % keys }
-      let seen = Collected<(lane: Int, value: Int)>()
-      let ends = DispatchSemaphore(value: 0)
       let barrier = TwoPartyBarrier()
       let metInParallel = Collected<Bool>()
-      for (index, lane) in partition.lanes.enumerated() {
-        var first = true
-        lane.observe { value in
-          if first {
-            first = false
-            metInParallel.add(barrier.arrive(timeout: 10))
-          }
-          seen.add((index, value))
-        } finished: {
-          ends.signal()
-        }
+      let seenByLane = [Counter(), Counter()]
+      let run = PartitionRun { source in
+        source.partition(lanes: 2) { $0 % PartitionRun.keys }
+      } onEvent: { lane, _ in
+        // Each lane's first event waits for the other lane's: both run at the same time. (A lane's
+        // deliveries are serial: its counter is read and written by one delivery at a time.)
+        if seenByLane[lane].count == 0 { metInParallel.add(barrier.arrive(timeout: 10)) }
+        seenByLane[lane].increment()
       }
-      // Both lanes must get events: keys 0..<16 spread over 2 lanes.
-      DispatchQueue.concurrentPerform(iterations: senders) { sender in
-        for index in 0..<perSender { source.next(sender * perSender + index) }
-      }
-      source.finish()
-      #expect((0..<2).allSatisfy { _ in ends.wait(timeout: .now() + 30) == .success })
       #expect(metInParallel.items == [true, true])
-      let items = seen.items
-      #expect(items.map(\.value).sorted() == Array(0..<senders * perSender))
-      for key in 0..<keys {
-        let forKey = items.filter { $0.value % keys == key }
-        #expect(Set(forKey.map(\.lane)).count == 1)
-        for sender in 0..<senders {
-          let own = forKey.map(\.value).filter { $0 / perSender == sender }
-          #expect(own == own.sorted())
-        }
+      #expect(run.items.map(\.value).sorted() == Array(0..<PartitionRun.total))
+    }
+  }
+}
+
+/// Four senders feed a 2-lane partition of 16 keys, then end it; the lanes' deliveries are
+/// recorded. Checks what every partition keeps: the end reaches both lanes, each key stays in one
+/// lane, and each sender's events of a key keep their order.
+private struct PartitionRun {
+  static let senders = 4
+  static let perSender = 2_000
+  static let keys = 16
+  static var total: Int { senders * perSender }
+  let items: [(lane: Int, value: Int)]
+
+  init(
+    _ makePartition: (EventProducer<Int>) -> Partition<Int>,
+    onEvent: @escaping @Sendable (_ lane: Int, _ value: Int) -> Void
+  ) {
+    let source = EventProducer<Int>()
+    let partition = makePartition(source)
+    let seen = Collected<(lane: Int, value: Int)>()
+    let ends = DispatchSemaphore(value: 0)
+    for (index, lane) in partition.lanes.enumerated() {
+      lane.observe { value in
+        onEvent(index, value)
+        seen.add((index, value))
+      } finished: {
+        ends.signal()
+      }
+    }
+    DispatchQueue.concurrentPerform(iterations: Self.senders) { sender in
+      for index in 0..<Self.perSender { source.next(sender * Self.perSender + index) }
+    }
+    source.finish()
+    #expect((0..<2).allSatisfy { _ in ends.wait(timeout: .now() + 30) == .success })
+    items = seen.items
+    for key in 0..<Self.keys {
+      let forKey = items.filter { $0.value % Self.keys == key }
+      #expect(Set(forKey.map(\.lane)).count <= 1)
+      for sender in 0..<Self.senders {
+        let own = forKey.map(\.value).filter { $0 / Self.perSender == sender }
+        #expect(own == own.sorted())
       }
     }
   }

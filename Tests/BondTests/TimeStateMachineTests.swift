@@ -37,7 +37,7 @@ import Testing
     #expect(batch.count == 2 && machine.buffer.isEmpty)
     _ = batch.pop()
     _ = batch.pop()
-    guard case .stop = machine.nextBatch(&batch, mayContinue: true) else {
+    guard case .exit(.stop) = machine.nextBatch(&batch, mayContinue: true) else {
       Issue.record("did not stop")
       return
     }
@@ -49,7 +49,7 @@ import Testing
     var machine = delivery()
     _ = machine.eventReceived(1)
     var batch = WorkQueue<Int>()
-    guard case .reschedule = machine.nextBatch(&batch, mayContinue: false) else {
+    guard case .exit(.reschedule) = machine.nextBatch(&batch, mayContinue: false) else {
       Issue.record("no reschedule")
       return
     }
@@ -109,7 +109,7 @@ import Testing
       Issue.record("not 3")
       return
     }
-    guard case .stop = machine.nextEvent(mayContinue: true) else {
+    guard case .exit(.stop) = machine.nextEvent(mayContinue: true) else {
       Issue.record("not stop")
       return
     }
@@ -140,7 +140,7 @@ import Testing
     }
     #expect(machine.attach(SimpleDisposable()) != nil, "a late upstream is handed back to dispose")
     var batch = WorkQueue<Int>()
-    guard case .stop = machine.nextBatch(&batch, mayContinue: true) else {
+    guard case .exit(.stop) = machine.nextBatch(&batch, mayContinue: true) else {
       Issue.record("drain went on")
       return
     }
@@ -254,7 +254,7 @@ extension TimeStateMachineTests {
     }
     #expect(batch.count == 1, "the event after the end was not taken")
     _ = batch.pop()
-    guard case .finish(let released) = machine.nextBatch(&batch, mayContinue: true) else {
+    guard case .exit(.finish(let released)) = machine.nextBatch(&batch, mayContinue: true) else {
       Issue.record("no end")
       return
     }
@@ -272,7 +272,7 @@ extension TimeStateMachineTests {
       Issue.record("no drain")
       return
     }
-    guard case .finish(let released) = machine.nextEvent(mayContinue: true) else {
+    guard case .exit(.finish(let released)) = machine.nextEvent(mayContinue: true) else {
       Issue.record("no end")
       return
     }
@@ -288,7 +288,7 @@ extension TimeStateMachineTests {
       Issue.record("the event first")
       return
     }
-    guard case .finish = machine.nextEvent(mayContinue: true) else {
+    guard case .exit(.finish) = machine.nextEvent(mayContinue: true) else {
       Issue.record("then the end")
       return
     }

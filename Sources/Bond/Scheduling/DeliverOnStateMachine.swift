@@ -114,11 +114,9 @@ struct DeliverOnStateMachine<Event: Sendable> {
     return .startDrain
   }
 
+  /// How a drain ends (both modes).
   @usableFromInline
-  enum BatchStep {
-    /// Deliver `batch` to the observer; call `registered.callback` before the event at offset
-    /// `registered.offset` (or after the last one, when the offset is the batch's count).
-    case deliver(Observer, registered: (offset: Int, callback: Registered)?)
+  enum DrainExit {
     /// Events are left, but this drain has delivered its share: schedule a new drain and return
     /// (so that other work on a serial queue gets a turn).
     case reschedule
@@ -129,18 +127,27 @@ struct DeliverOnStateMachine<Event: Sendable> {
     case finish(Released)
   }
 
+  @usableFromInline
+  enum BatchStep {
+    /// Deliver `batch` to the observer; call `registered.callback` before the event at offset
+    /// `registered.offset` (or after the last one, when the offset is the batch's count).
+    case deliver(Observer, registered: (offset: Int, callback: Registered)?)
+    /// The drain ends.
+    case exit(DrainExit)
+  }
+
   /// Unbounded mode: hands the whole buffer to the drain, swapping it with `batch` (the drain's
   /// empty queue), so events are taken in one lock and the storage of both queues is reused.
   @inlinable
   mutating func nextBatch(_ batch: inout WorkQueue<Event>, mayContinue: Bool) -> BatchStep {
-    guard let observer else { return .stop }
+    guard let observer else { return .exit(.stop) }
     if buffer.isEmpty && registeredAfter == nil {
-      if hasEnded { return .finish(ended()) }
+      if hasEnded { return .exit(.finish(ended())) }
       isDraining = false
       swap(&spare, &batch)
-      return .stop
+      return .exit(.stop)
     }
-    if !mayContinue { return .reschedule }
+    if !mayContinue { return .exit(.reschedule) }
     if batch.storage.isEmpty { swap(&batch, &spare) }
     swap(&batch, &buffer)
     guard let after = registeredAfter, let callback = registered else { return .deliver(observer, registered: nil) }
@@ -153,27 +160,26 @@ struct DeliverOnStateMachine<Event: Sendable> {
   enum SingleStep {
     case deliver(Observer, Event)
     case registered(Registered)
-    case reschedule
-    case stop
-    case finish(Released)
+    /// The drain ends.
+    case exit(DrainExit)
   }
 
   /// Bounded mode: hands the drain one event at a time, so that the events still waiting stay in
   /// the buffer, where the overflow policy applies to them.
   @inlinable
   mutating func nextEvent(mayContinue: Bool) -> SingleStep {
-    guard let observer else { return .stop }
+    guard let observer else { return .exit(.stop) }
     if registeredAfter == 0, let callback = registered {
       registeredAfter = nil
       registered = nil
       return .registered(callback)
     }
     guard !buffer.isEmpty else {
-      if hasEnded { return .finish(ended()) }
+      if hasEnded { return .exit(.finish(ended())) }
       isDraining = false
-      return .stop
+      return .exit(.stop)
     }
-    if !mayContinue { return .reschedule }
+    if !mayContinue { return .exit(.reschedule) }
     if let after = registeredAfter { registeredAfter = after - 1 }
     return .deliver(observer, buffer.pop().unsafelyUnwrapped)
   }

@@ -25,14 +25,8 @@ extension ScheduledDelivery {
       // The observer and `registered` are called here, outside the lock: they are user code and
       // may send more events into this delivery (which queue behind this batch).
       switch step {
-      case .stop:
-        return
-      case .reschedule:
-        scheduleDrain()
-        return
-      case .finish(let released):
-        deliverEnd(released)
-        return
+      case .exit(let exit):
+        return leave(exit)
       case .deliver(let observer, let registered):
         if maxArrayCount > 0 {
           let count = batch.count
@@ -96,14 +90,8 @@ extension ScheduledDelivery {
       let step = state.withLock { $0.nextEvent(mayContinue: delivered < Self.drainShare) }
       // Called outside the lock (user code), see drainBatches().
       switch step {
-      case .stop:
-        return
-      case .reschedule:
-        scheduleDrain()
-        return
-      case .finish(let released):
-        deliverEnd(released)
-        return
+      case .exit(let exit):
+        return leave(exit)
       case .registered(let callback):
         guard !isStopped else { return }
         callback.value()
@@ -112,6 +100,16 @@ extension ScheduledDelivery {
         observer.value(event)
         delivered += 1
       }
+    }
+  }
+
+  /// Ends a drain: nothing more, a new drain scheduled, or the end delivered.
+  @inlinable
+  func leave(_ exit: Machine.DrainExit) {
+    switch exit {
+    case .stop: break
+    case .reschedule: scheduleDrain()
+    case .finish(let released): deliverEnd(released)
     }
   }
 

@@ -56,12 +56,8 @@ public struct Debounce<Upstream: EventProducerType, S: Scheduler>: EventProducer
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    TimedSink.observeOrPassThrough(
-      upstream,
-      with: observer,
-      on: scheduler,
-      seconds: seconds,
-      machine: DebounceStateMachine()
-    )
+    // With no window every event goes through: a plain delivery on the scheduler.
+    guard seconds > 0 else { return upstream.deliverOn(scheduler).observe(with: observer) }
+    return TimedSink.observe(upstream, with: observer, on: scheduler, seconds: seconds, machine: DebounceStateMachine())
   }
 }

@@ -89,12 +89,9 @@ public struct Throttle<Upstream: EventProducerType, S: Scheduler>: EventProducer
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    TimedSink.observeOrPassThrough(
-      upstream,
-      with: observer,
-      on: scheduler,
-      seconds: seconds,
-      machine: ThrottleStateMachine(mode: mode)
-    )
+    // With no window every event goes through: a plain delivery on the scheduler.
+    guard seconds > 0 else { return upstream.deliverOn(scheduler).observe(with: observer) }
+    let machine = ThrottleStateMachine<Event>(mode: mode)
+    return TimedSink.observe(upstream, with: observer, on: scheduler, seconds: seconds, machine: machine)
   }
 }

@@ -234,23 +234,3 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
     _ = dropped  // released here, outside the lock
   }
 }
-
-extension TimedSink where Machine: FlushingTimedStateMachine, Machine.Input == Machine.Event {
-  /// ``observe(_:with:on:seconds:machine:)``, except that with `seconds` 0 the upstream goes
-  /// through a plain delivery on `scheduler` (every event goes through): `throttle` and `debounce`.
-  @inlinable
-  static func observeOrPassThrough<Upstream: EventProducerType>(
-    _ upstream: Upstream,
-    with observer: EventObserver<Event>,
-    on scheduler: S,
-    seconds: Double,
-    machine: @autoclosure () -> Machine
-  ) -> any DisposableType where Upstream.Event == Input {
-    guard seconds == 0 else {
-      return observe(upstream, with: observer, on: scheduler, seconds: seconds, machine: machine())
-    }
-    let delivery = ScheduledDelivery(scheduler: scheduler, observer: observer)
-    delivery.connect(to: upstream, forwardRegistered: observer.registered != nil)
-    return delivery
-  }
-}
