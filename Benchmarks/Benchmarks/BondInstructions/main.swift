@@ -30,7 +30,7 @@ func opaquePairObserver(_ sum: Sum) -> (Int, Int) -> Void {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let events = Int(arguments[3]) else {
-  print("usage: BondInstructions S1|S2|S4|S9 Bond|OpenCombine|closure EVENTS [--time]")
+  print("usage: BondInstructions S1|S2|S4|S9|S15 Bond|OpenCombine|closure EVENTS [--time]")
   exit(2)
 }
 let timed = arguments.count == 5 && arguments[4] == "--time"
@@ -76,7 +76,13 @@ case ("S4", "Bond"):
   let observation = combineLatest(first, second).observe { sum.value &+= $0 &+ $1 }
   for i in 0..<events { if i & 1 == 0 { first.next(i) } else { second.next(i) } }
   observation.dispose()
-case ("S4", "closure"):
+case ("S15", "Bond"):
+  let first = EventProducer<Int>()
+  let second = EventProducer<Int>()
+  let observation = zip(first, second).observe { sum.value &+= $0 &+ $1 }
+  for i in 0..<events { if i & 1 == 0 { first.next(i) } else { second.next(i) } }
+  observation.dispose()
+case ("S4", "closure"), ("S15", "closure"):
   let opaque = opaquePairObserver(sum)
   var latest = (0, 0)
   for i in 0..<events {

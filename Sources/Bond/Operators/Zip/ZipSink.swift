@@ -23,9 +23,11 @@ final class ZipSink<Event>: TupleSink {
     guard position >= 0 else { return receiveMarker(position) }
     guard machine.eventQueued(position: position) else { return }
     // Every upstream has an event queued: move the n-th of each into the tuple, then out of it.
-    for slot in tuple.slots { _ = slot.storeNext(tuple.base) }
+    // By index, not `for slot in`: copying a slot out of the array retains its four closures.
+    let slots = tuple.slots
+    for index in slots.indices { _ = slots[index].storeNext(tuple.base) }
     let value = tuple.pointer.move()
-    for slot in tuple.slots { slot.markCleared() }
+    for index in slots.indices { slots[index].markCleared() }
     let ends = machine.tupleDelivered()
     output.observer(value)
     if ends { end() }
