@@ -70,16 +70,14 @@ case ("S2", "OpenCombine"):
   let cancellable = subject.map { $0 + 1 }.filter { $0 % 2 == 0 }.map { $0 * 2 }.sink { sum.value &+= $0 }
   for i in 0..<events { subject.send(i) }
   cancellable.cancel()
-case ("S4", "Bond"):
+case ("S4", "Bond"), ("S15", "Bond"):
+  // Two sources, sends alternating: combineLatest (S4) or zip (S15).
   let first = EventProducer<Int>()
   let second = EventProducer<Int>()
-  let observation = combineLatest(first, second).observe { sum.value &+= $0 &+ $1 }
-  for i in 0..<events { if i & 1 == 0 { first.next(i) } else { second.next(i) } }
-  observation.dispose()
-case ("S15", "Bond"):
-  let first = EventProducer<Int>()
-  let second = EventProducer<Int>()
-  let observation = zip(first, second).observe { sum.value &+= $0 &+ $1 }
+  let observation =
+    scenario == "S4"
+    ? combineLatest(first, second).observe { sum.value &+= $0 &+ $1 }
+    : zip(first, second).observe { sum.value &+= $0 &+ $1 }
   for i in 0..<events { if i & 1 == 0 { first.next(i) } else { second.next(i) } }
   observation.dispose()
 case ("S4", "closure"), ("S15", "closure"):
