@@ -20,6 +20,7 @@ import Testing
     runTogether(threads: threads) { _ in
       for value in 0..<perThread { source.next(value) }
     }
+    waitUntilIdle(source)
     #expect(model.total == threads * perThread)
     binding.dispose()
     #expect(source.observerCount == 0)
@@ -38,6 +39,7 @@ import Testing
     runTogether(threads: threads) { thread in
       for sequence in 0..<perThread { a.value = Opaque(value: thread * perThread + sequence) }
     }
+    waitUntilIdle(a, b)
     #expect(fromA == threads * perThread, "no echo came back into a")
     #expect(fromB == 1 + threads * perThread, "b got a's value first, then every change once")
     #expect(a.value.value == b.value.value)
@@ -60,6 +62,7 @@ import Testing
     runTogether(threads: threads) { thread in
       for sequence in 0..<perThread { a.value = thread * perThread + sequence }
     }
+    waitUntilIdle(a, b)
     #expect(fromA == threads * perThread)
     #expect(fromB == 1 + threads * perThread)
     #expect(a.value == b.value)

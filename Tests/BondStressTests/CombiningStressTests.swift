@@ -22,6 +22,7 @@ import Testing
     var last = (-1, -1)
     var tuples = 0
     var backwards = 0
+    let progress = DeliveryProgress()
     let observation = combineLatest(a, b).observe { x, y in
       overlaps.enter()
       if first == nil { first = (x, y) }
@@ -29,18 +30,21 @@ import Testing
       last = (x, y)
       tuples += 1
       overlaps.leave()
+      progress.advance()
     }
     runTogether(threads: 2) { thread in
       let source = thread == 0 ? a : b
       for value in 0..<perThread { source.next(value) }
     }
+    // Every event from the first tuple's on makes one tuple; the `x0 + y0 + 1` events before it
+    // (all from the source that sent first, up to its value in the first tuple) make none.
+    progress.wait(for: 1)
+    let (x0, y0) = first ?? (0, 0)
+    progress.wait(for: 2 * perThread - (x0 + y0 + 1))
     observation.dispose()
     #expect(overlaps.count == 0, "one delivery at a time")
     #expect(backwards == 0, "components never go back")
     #expect(last == (perThread - 1, perThread - 1), "the last tuple holds the last values")
-    // Every event from the first tuple's on makes one tuple; the `x0 + y0 + 1` events before it
-    // (all from the source that sent first, up to its value in the first tuple) make none.
-    let (x0, y0) = first ?? (0, 0)
     #expect(x0 == 0 || y0 == 0)
     #expect(tuples == 2 * perThread - (x0 + y0 + 1), "one tuple per event once both have sent")
     #expect(a.observerCount == 0 && b.observerCount == 0)
@@ -56,19 +60,23 @@ import Testing
     var tuples = 0
     var backwards = 0
     var first: (Int, Int)?
+    let progress = DeliveryProgress()
     let observation = combineLatest(a, b).observe { x, y in
       if first == nil { first = (x, y) }
       if x < last.0 || y < last.1 { backwards += 1 }
       last = (x, y)
       tuples += 1
       if tuples % 500 == 0 { for _ in 0..<200 { sched_yield() } }
+      progress.advance()
     }
     runTogether(threads: 2) { thread in
       let source = thread == 0 ? a : b
       for value in 0..<perThread { source.next(value) }
     }
-    observation.dispose()
+    progress.wait(for: 1)
     let (x0, y0) = first ?? (0, 0)
+    progress.wait(for: 2 * perThread - (x0 + y0 + 1))
+    observation.dispose()
     #expect(backwards == 0)
     #expect(last == (perThread - 1, perThread - 1))
     #expect(tuples == 2 * perThread - (x0 + y0 + 1))
@@ -107,15 +115,18 @@ import Testing
     let inners = (0..<threads).map { _ in EventProducer<Stamp>() }
     let overlaps = OverlapDetector()
     var received: [[Int]] = Array(repeating: [], count: threads)  // touched only by deliveries
+    let progress = DeliveryProgress()
     let observation = outer.merge().observe { stamp in
       overlaps.enter()
       received[stamp.source].append(stamp.sequence)
       overlaps.leave()
+      progress.advance()
     }
     for inner in inners { outer.next(inner) }
     runTogether(threads: threads) { thread in
       for sequence in 0..<perThread { inners[thread].next(Stamp(source: thread, sequence: sequence)) }
     }
+    progress.wait(for: threads * perThread)
     observation.dispose()
     #expect(overlaps.count == 0, "one delivery at a time")
     for thread in 0..<threads {
@@ -130,14 +141,17 @@ import Testing
     let producers = (0..<threads).map { _ in EventProducer<Stamp>() }
     let overlaps = OverlapDetector()
     var received: [[Int]] = Array(repeating: [], count: threads)
+    let progress = DeliveryProgress()
     let observation = merge(producers).observe { stamp in
       overlaps.enter()
       received[stamp.source].append(stamp.sequence)
       overlaps.leave()
+      progress.advance()
     }
     runTogether(threads: threads) { thread in
       for sequence in 0..<perThread { producers[thread].next(Stamp(source: thread, sequence: sequence)) }
     }
+    progress.wait(for: threads * perThread)
     observation.dispose()
     #expect(overlaps.count == 0)
     for thread in 0..<threads { #expect(received[thread] == Array(0..<perThread)) }
@@ -149,10 +163,13 @@ import Testing
     let outer = EventProducer<Observable<Stamp>>()
     let overlaps = OverlapDetector()
     var received: [Stamp] = []
+    // Counts each inner's later value (its last event: its replay, if any, comes before it).
+    let lastValues = DeliveryProgress()
     let observation = outer.merge().observe { stamp in
       overlaps.enter()
       received.append(stamp)
       overlaps.leave()
+      if stamp.sequence == 1 { lastValues.advance() }
     }
     runTogether(threads: threads) { thread in
       for index in 0..<innersPerThread {
@@ -161,6 +178,7 @@ import Testing
         inner.value = Stamp(source: thread * innersPerThread + index, sequence: 1)
       }
     }
+    lastValues.wait(for: threads * innersPerThread)
     observation.dispose()
     #expect(overlaps.count == 0)
     // Each inner's replay, then its later value: [0, 1], or [1] when the outer was busy and the

@@ -13,16 +13,6 @@ import Testing
   /// An object captured by observers, to check through a weak reference that it is released.
   final class Token: Sendable {}
 
-  /// Waits (up to 30 s) until `condition` holds.
-  private func waitUntil(_ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(30)
-    while !condition() {
-      if Date() > deadline { return false }
-      usleep(200)
-    }
-    return true
-  }
-
   /// Lets every block already submitted to `queue` (and a drain it rescheduled) finish.
   private func settle(_ queue: DispatchQueue) {
     for _ in 0..<3 { queue.sync(flags: .barrier) {} }

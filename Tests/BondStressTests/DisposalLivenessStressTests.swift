@@ -45,6 +45,9 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
         runTogether(threads: 2) { side in
           for value in 0..<perRound { producers[side].next(value) }
         }
+        // A sender that found the other's registration in progress queued its event, and the
+        // registering thread handed what it found queued to a worker: wait for it.
+        waitUntilIdle(producers[0], producers[1])
         for side in 0..<2 {
           #expect(killerCounts[side].count == perRound, "round \(round): nothing lost")
           let log = victimLogs[side].items
@@ -245,7 +248,8 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
         #expect(b.isDisposed)
 
         release.signal()
-        holderDone.wait()  // the holder drains the backlog before it returns
+        holderDone.wait()  // the holder drains 1,024 of the backlog, then a worker the rest
+        waitUntilIdle(producer)
         #expect(aLog.items == Array(0...backlog), "A got every event, in order")
         #expect(bLog.items.isEmpty, "B got nothing after dispose (event 0 had not reached it yet)")
         #expect(releasedToken == nil, "B's closure was released once the drainer got past it")
@@ -293,6 +297,7 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
       #expect(producer.observerCount == 1)
       release.signal()
       holderDone.wait()
+      waitUntilIdle(producer)
       #expect(aLog.items == [0], "the running delivery ran to its end, no new one started")
       #expect(cLog.items == Array(0...backlog), "the other observer got every event")
       c.dispose()

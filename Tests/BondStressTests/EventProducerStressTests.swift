@@ -33,6 +33,7 @@ import Testing
     runTogether(threads: threads) { thread in
       for sequence in 0..<perThread { producer.next(Stamp(thread: thread, sequence: sequence)) }
     }
+    waitUntilIdle(producer)
     a.dispose()
     b.dispose()
     first.forEach(firstLog.add)
@@ -108,6 +109,7 @@ import Testing
           observationBox.add(producer.observe { seen.add($0) })
         }
       }
+      waitUntilIdle(producer)
       let got = seen.items
       // Whatever the interleaving: a contiguous run that ends with the last event sent, and that
       // starts no later than where the replay reaches back (replay + live, nothing missing or twice).
@@ -133,6 +135,7 @@ import Testing
     runTogether(threads: 3) { _ in
       for value in 0..<perThread { producer.next(value) }
     }
+    waitUntilIdle(producer)
     observation.dispose()
     #expect(overlap.count == 0)
     #expect(delivered.count == 2 * 3 * perThread)
@@ -154,6 +157,7 @@ import Testing
     runTogether(threads: 2) { thread in
       for _ in 0..<10 { (thread == 0 ? ping : pong).next(limit / 10) }
     }
+    waitUntilIdle(ping, pong)
     a.dispose()
     b.dispose()
     #expect(received.count == 2 * 10 * (limit / 10 + 1))
@@ -168,6 +172,7 @@ import Testing
       runTogether(threads: 2) { thread in
         for value in 0..<100 { number.value = thread * 1_000 + value }
       }
+      waitUntilIdle(number)
       observation.dispose()
       last.add(lastSeen)
       #expect(number.value == last.items[0])

@@ -68,6 +68,7 @@ import Testing
           producer.next(-1)
         }
       }
+      waitUntilIdle(producer)
       let order = reference.snapshot
       #expect(order.ends == 1 && order.afterEnd == 0, "the first observer: one end, nothing after")
       #expect(!order.events.contains(-1), "an event after the end reaches nobody")

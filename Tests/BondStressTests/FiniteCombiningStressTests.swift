@@ -65,6 +65,10 @@ import Testing
           }
         }
       }
+      // The last events may still be on their way (a worker delivers what a call handed off).
+      waitUntil {
+        whole.allSatisfy { Log(entries: $0.items).ends > 0 } && producers.allSatisfy { $0.observerCount == 0 }
+      }
       for (log, observation) in zip(whole.map { Log(entries: $0.items) }, observations) {
         #expect(log.ends == 1 && log.endIsLast, "exactly one end, nothing after it")
         #expect(log.sequences(sources: sources).allSatisfy { $0 == Array(0..<perThread) }, "every event, in order")
@@ -96,6 +100,8 @@ import Testing
           outer.finish()
         }
       }
+      // The end may still be on its way (a worker delivers what a call handed off).
+      waitUntil { log.items.contains(.end) && observation.isDisposed }
       let received = Log(entries: log.items)
       #expect(received.ends == 1 && received.endIsLast)
       #expect(received.sequences(sources: inners).allSatisfy { $0 == Array(0..<perThread) })
@@ -122,6 +128,8 @@ import Testing
           outer.finish()
         }
       }
+      // The end may still be on its way (a worker delivers what a call handed off).
+      waitUntil { log.items.contains(.end) && observation.isDisposed }
       let received = Log(entries: log.items)
       #expect(received.ends == 1 && received.endIsLast, "the latest inner and the outer have ended")
       #expect(received.inOrderAndContiguous(sources: inners))
@@ -143,6 +151,8 @@ import Testing
         for value in 0..<perThread { source.next(value) }
         source.finish()
       }
+      // The end may still be on its way (a worker delivers what a call handed off).
+      waitUntil { log.items.contains(.end) && observation.isDisposed }
       let entries = log.items
       #expect(entries.filter { $0 == .end }.count == 1 && entries.last == .end)
       #expect(
@@ -167,6 +177,8 @@ import Testing
           b.finish()
         }
       }
+      // The end may still be on its way (a worker delivers what a call handed off).
+      waitUntil { log.items.contains(.end) && observation.isDisposed }
       #expect(log.items == [.end], "no tuple can come: the end, once, nothing after")
       #expect(observation.isDisposed && a.observerCount == 0)
     }

@@ -39,6 +39,7 @@ import Testing
     runTogether(threads: threads) { thread in
       for sequence in 0..<perThread { array.append(Stamp(thread: thread, sequence: sequence)) }
     }
+    waitUntilIdle(array)
     a.dispose()
     b.dispose()
     let final = array.array
@@ -91,6 +92,7 @@ import Testing
         }
       }
     }
+    waitUntilIdle(array)
     main.dispose()
     let final = array.array
     #expect(mirror.array == final && mirror.mismatches == 0 && mirror.overlap.count == 0)
@@ -132,6 +134,7 @@ import Testing
         }
       }
     }
+    waitUntilIdle(array)
     observation.dispose()
     #expect(oddReads.count == 0)
     #expect(mirror.array == array.array && mirror.mismatches == 0 && mirror.overlap.count == 0)
@@ -151,6 +154,7 @@ import Testing
     runTogether(threads: 3) { thread in
       for value in 1...perThread { array.append(value + thread * 1_000_000) }
     }
+    waitUntilIdle(array)
     echo.dispose()
     observation.dispose()
     let final = array.array
@@ -166,6 +170,8 @@ import Testing
       var latest: [[Int]] = []
       var mirror: [[Int]] = []
     }
+    // A copy of both, published at the end of each delivery, for the test to wait on.
+    let published = Locked((latest: [[Int]](), mirror: [[Int]]()))
     let state = State()
     let overlap = OverlapDetector()
     let observation = outer.sectionedChanges().observe { event in
@@ -184,6 +190,7 @@ import Testing
       }
       state.latest = event.sections
       overlap.leave()
+      published.withLock { $0 = (state.latest, state.mirror) }
     }
     let perThread = 1_000 * stressScale
     runTogether(threads: 4) { thread in
@@ -196,8 +203,10 @@ import Testing
         }
       }
     }
-    observation.dispose()
     let actual = outer.array.map(\.array)
+    // The last changes may still be on their way (a worker delivers what a call handed off).
+    waitUntil { published.withLock { $0.latest == actual && $0.mirror == actual } }
+    observation.dispose()
     #expect(state.latest == actual && state.mirror == actual && overlap.count == 0)
     #expect(outer.observerCount == 0 && outer.array.allSatisfy { $0.observerCount == 0 })
   }

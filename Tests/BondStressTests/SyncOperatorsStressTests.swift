@@ -35,6 +35,7 @@ import Testing
     runTogether(threads: threads) { thread in
       for sequence in 0..<perThread { producer.next(Stamp(thread: thread, sequence: sequence)) }
     }
+    waitUntilIdle(producer)
     counting.dispose()
     starting.dispose()
     // One replayed event survives skip(2); every live one is distinct.
@@ -93,6 +94,7 @@ import Testing
     runTogether(threads: threads) { _ in
       for value in 0..<perThread { source.next(value) }
     }
+    waitUntilIdle(source, shared)
     #expect(calls.count == threads * perThread)
     #expect(firstCount == threads * perThread && secondCount == threads * perThread)
     a.dispose()

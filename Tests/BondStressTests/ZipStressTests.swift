@@ -29,6 +29,8 @@ import Testing
           for value in 0..<Self.count { b.next(-value) }
         }
         group.wait()
+        // The end may still be on its way (a worker delivers what a call handed off).
+        waitUntil { !ends.items.isEmpty }
         let items = pairs.items
         #expect(items.count == Self.count)
         #expect(items.enumerated().allSatisfy { $0.element.0 == $0.offset && $0.element.1 == -$0.offset })
@@ -59,6 +61,8 @@ import Testing
           for value in 1..<Self.count { text.next(value) }
         }
         group.wait()
+        // The end may still be on its way (a worker delivers what a call handed off).
+        waitUntil { !ends.items.isEmpty }
         let items = pairs.items
         #expect(items.map(\.0) == Array(0..<Self.count))
         #expect(zip(items, items.dropFirst()).allSatisfy { $0.1 <= $1.1 })

@@ -10,7 +10,7 @@ extension ObservableArray {
   /// (or batch) waits until the batch ends, and its reads give the array as it was before the batch.
   /// So the closure must not wait for another thread that mutates this array.
   public func performBatchUpdates(_ updates: (ObservableArray<Element>) -> Void) {
-    performBatchUpdates(handOffBudget: .max, updates)
+    performBatchUpdates(handOffBudget: drainHandOffLimit, updates)
   }
 
   /// ``performBatchUpdates(_:)``, handing off at most `handOffBudget` work items on this thread
@@ -28,10 +28,6 @@ extension ObservableArray {
     if ended { batchGate.signal() }
     if let first { handOff(first, budget: handOffBudget) }
   }
-
-  /// How many work items `replace(with:performDiff:)` hands off on its own thread before it
-  /// passes the rest of the hand-off to a worker.
-  @usableFromInline static var replaceHandOffBudget: Int { 1024 }
 }
 
 extension ObservableArray where Element: Equatable {
@@ -53,7 +49,7 @@ extension ObservableArray where Element: Equatable {
       return
     }
     for _ in 0..<Self.optimisticReplaceTries where replaceIfUnchanged(with: array) { return }
-    performBatchUpdates(handOffBudget: Self.replaceHandOffBudget) { _ in
+    performBatchUpdates(handOffBudget: drainHandOffLimit) { _ in
       // This thread owns the batch: no other thread mutates until it ends, so the diff holds.
       let old = state.withLock { $0.array }
       let operation = ObservableArrayOperation.difference(from: old, to: array)
@@ -85,7 +81,7 @@ extension ObservableArray where Element: Equatable {
     }
     guard let (replaced, first) = outcome else { return false }
     _ = replaced  // released outside the lock
-    if let first { handOff(first, budget: Self.replaceHandOffBudget) }
+    if let first { handOff(first, budget: drainHandOffLimit) }
     return true
   }
 }

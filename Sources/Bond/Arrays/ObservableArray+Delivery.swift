@@ -15,7 +15,8 @@ extension ObservableArray {
     // (the array deallocated) comes from the delivery producer.
     let disposable = delivery.observe(with: EventObserver({ relay.receive($0) }, finished: observer.finished))
     let first = state.withLock { $0.enqueueLocked(.replay(token: token)) }
-    if let first { handOff(first) }
+    // Budget 0: `observe` hands off its own replay marker, nothing queued by others.
+    if let first { handOff(first, budget: 0) }
     return disposable
   }
 
@@ -30,7 +31,7 @@ extension ObservableArray {
     let (snapshot, first) = state.withLock { state -> ([Element], ObservableArrayWork<Element>?) in
       (state.publishedArrayLocked, state.enqueueLocked(.start(token: token)))
     }
-    if let first { handOff(first) }
+    if let first { handOff(first, budget: 0) }
     return (snapshot, disposable)
   }
 
@@ -86,27 +87,30 @@ extension ObservableArray {
 
   /// Performs `first`, then the work queued meanwhile, in order: builds each event on `delivered`
   /// and hands it to the delivery producer. The caller became the hand-off thread; it stays so
-  /// until the outbox is empty (so that when every mutating call has returned, every event has
-  /// been delivered), or, with a `budget`, until it has performed that many items: then, if other
-  /// threads keep mutating faster than the observers take the events, it hands the rest of the
-  /// loop to a worker (one dispatch) and returns. `replace(with:performDiff:)` uses a budget, so
-  /// that it completes however fast other threads mutate.
+  /// until the outbox is empty or it has performed `budget` items queued by other threads: then,
+  /// if other threads keep mutating faster than the observers take the events, it hands the rest
+  /// of the loop to a worker (one dispatch, nobody waits for it) and returns, as ``EventProducer``'s
+  /// drain does. Its own work (mutations from inside the observers it runs) does not count. A
+  /// mutating call performs at most `drainHandOffLimit` (1,024) items of others; `observe` none.
   @inlinable
-  func handOff(_ first: ObservableArrayWork<Element>, budget: Int = .max) {
-    var next: ObservableArrayWork<Element>? = first
-    var performed = 0
-    while let work = next.take() {
-      if performed == budget {
-        // Still the hand-off role (`isHandingOff` stays set): the worker continues in order.
-        // The dispatch orders this thread's writes to `delivered` before the worker's.
-        let rest = UncheckedSendable((self, work))
-        DispatchQueue.global().async { rest.value.0.handOff(rest.value.1) }
-        return
+  func handOff(_ first: ObservableArrayWork<Element>, budget: Int = drainHandOffLimit) {
+    let thread = currentThreadID()
+    var next: SentWork<ObservableArrayWork<Element>>? = SentWork(first, sender: thread)
+    var budget = budget
+    while let item = next.take() {
+      if item.sender != thread {
+        if budget == 0 {
+          // Still the hand-off role (`isHandingOff` stays set): the worker continues in order.
+          // The dispatch orders this thread's writes to `delivered` before the worker's.
+          let rest = UncheckedSendable((self, item.work))
+          DispatchQueue.global().async { rest.value.0.handOff(rest.value.1, budget: .max) }
+          return
+        }
+        budget -= 1
       }
-      performed += 1
       // Outside the lock: delivery runs observers, which may mutate or observe this array (their
       // work is queued, and performed by this loop after the current event).
-      switch work {
+      switch item.work {
       case .operation(let operation):
         operation.apply(to: &delivered)
         delivery.next(.event(ObservableArrayEvent(sequence: delivered, operation: operation)))

@@ -10,7 +10,7 @@ struct ObservableArrayState<Element> {
   /// The batch in progress, if any.
   @usableFromInline var batch: Batch?
   /// Work queued while another thread (or an outer frame of this one) hands off.
-  @usableFromInline var outbox = WorkQueue<ObservableArrayWork<Element>>()
+  @usableFromInline var outbox = WorkQueue<SentWork<ObservableArrayWork<Element>>>()
   /// Whether a thread is handing deliveries to the producer; it drains `outbox` before clearing it.
   @usableFromInline var isHandingOff = false
   /// Counts mutations, so that a caller that computed outside the lock can tell nothing changed.
@@ -83,7 +83,7 @@ struct ObservableArrayState<Element> {
   @inlinable
   mutating func enqueueLocked(_ work: ObservableArrayWork<Element>) -> ObservableArrayWork<Element>? {
     if isHandingOff {
-      outbox.push(work)
+      outbox.push(SentWork(work, sender: currentThreadID()))
       return nil
     }
     isHandingOff = true
@@ -92,7 +92,7 @@ struct ObservableArrayState<Element> {
 
   /// The next work for the hand-off thread, or `nil` (and the hand-off ends) when none is left.
   @inlinable
-  mutating func nextHandOffLocked() -> ObservableArrayWork<Element>? {
+  mutating func nextHandOffLocked() -> SentWork<ObservableArrayWork<Element>>? {
     if let work = outbox.pop() { return work }
     isHandingOff = false
     return nil

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 // # How delivery is serialized without a lock on the hot path
@@ -13,7 +14,7 @@ import Synchronization
 //   old value was 0, the holder has just left: this thread takes the rights and drains.
 // - The holder, before leaving, subtracts what it has accounted for. A non-zero result means new
 //   work was pushed (pushes happen before their add): it swaps the whole pending queue out in one
-//   lock and performs it, then subtracts again.
+//   lock and performs it, then subtracts again (`drainQueued`).
 //
 // Every work item is pushed before its add and the holder drains after reading the count, so
 // nothing is lost; one holder at a time delivers, so observers are never called concurrently and
@@ -30,8 +31,27 @@ import Synchronization
 // events meet exactly: no duplicate, no gap.
 //
 // `send(contentsOf:)` awaits its element's delivery without a waiting thread: when contended it
-// queues the event and, right behind it, `Work.resume` with its task's continuation; the holder
+// queues the event and, right behind it, `Work.resume` with its task's `DeliveryWaiter`; the holder
 // performs work in queue order, so it resumes the task once the event has reached every observer.
+// A cancelled task resumes itself at once through the same waiter; the queued `.resume` then does
+// nothing.
+//
+// # Bounded work for others (the hand-off)
+//
+// A thread that keeps sending keeps `wip` above 0, so a holder that drained "until `wip` is 0"
+// would deliver that thread's flood for as long as it lasts. Instead each call performs a bounded
+// number of items queued by others, its *budget*, and then hands the rights to a worker (each
+// queued item carries the thread that queued it; what the holder's own thread queued, reentrant
+// sends from the observers it runs, is its own work and is performed without limit, so a
+// single-threaded feedback loop is delivered before the outer call returns, as before):
+// - `next`, `finish` and `send`: `drainHandOffLimit` (1,024) items;
+// - `observe`: 0 (its own registration and replay only); `dispose()`: 0 (no event at all).
+// When the budget runs out with work left, `handOff(missed:)` dispatches one worker to a global
+// queue and returns. `wip` stays above 0, so the rights pass to the worker with the rest of the
+// batch and the count; it drains with no budget, in order, and nobody waits for it. Every guarantee
+// above holds as before (one holder at a time, one order, each thread's order, reentrant sends
+// queued, constant stack); what changes is that a call may return before the work it found queued
+// is delivered, as a call that finds the rights taken always did.
 //
 // # Disposal never waits
 //
@@ -40,7 +60,7 @@ import Synchronization
 // (`observerCount` is exact when it returns). Then it asks for a purge, which removes the
 // disposed observers and releases their closures:
 // - the producer is idle (compare-exchange 0 → 1 succeeds): this thread purges at once and gives
-//   the rights back, draining what others queued meanwhile;
+//   the rights back; what others queued meanwhile goes to a worker (budget 0, see above);
 // - another thread, or this one from inside a delivery, holds the rights: it raises
 //   `purgeRequested` and queues a `.purge` (counted in `wip` like any work, so the holder performs
 //   it before it leaves) and returns. The holder checks `purgeRequested` between work items, so the
@@ -48,7 +68,13 @@ import Synchronization
 // No path waits, spins or yields for another thread: a delivery to the observer already running on
 // another thread runs to its end (RxSwift, ReactiveSwift and Combine behave the same). Operators
 // that need "not running any more" get it from their own state, checked under their own
-// serialization. `Verification/Drain.pml` models this protocol and checks it with spin.
+// serialization. `Verification/Drain.pml` models this protocol, the hand-off included, and checks it
+// with spin.
+
+/// How many work items queued by other threads a `next`, `finish` or `send` performs before it
+/// hands the rest to a worker (see "Bounded work for others").
+@inlinable
+var drainHandOffLimit: Int { 1_024 }
 
 extension EventProducer {
   @inlinable
@@ -58,51 +84,84 @@ extension EventProducer {
     liveObservers.add(1, ordering: .relaxed)
     liveObservations.add(1, ordering: .relaxed)
     if isManaged { retainWhileObserved() }
+    // Budget 0: `observe` performs its own registration and replay, nothing queued by others.
     if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
       registerDraining(box)
-      finishDraining(accounted: 1)
+      finishDraining(accounted: 1, budget: 0)
     } else {
-      submitContended(.register(box))
+      submitContended(.register(box), budget: 0)
     }
     return observation
   }
 
-  /// Queues `work` behind the current holder of the delivery rights, or takes them if it has left.
+  /// Queues `work` behind the current holder of the delivery rights, or takes them if it has left;
+  /// then performs at most `budget` queued items (see "Bounded work for others").
   @inlinable
-  func submitContended(_ work: Work) {
-    pending.withLock { $0.queue.push(work) }
+  func submitContended(_ work: Work, budget: Int = drainHandOffLimit) {
+    let sender = currentThreadID()
+    pending.withLock { $0.queue.push(SentWork(work, sender: sender)) }
     if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
-      performPendingDraining()
-      finishDraining(accounted: 1)
+      drainQueued(missed: 1, budget: budget)
     }
   }
 
-  /// Gives the delivery rights back, draining whatever was queued meanwhile.
+  /// Gives the delivery rights back after `accounted` items performed directly; performs what was
+  /// queued meanwhile, at most `budget` items, then hands the rest to a worker.
   @inlinable
-  func finishDraining(accounted: Int) {
-    var missed = accounted
+  func finishDraining(accounted: Int, budget: Int = drainHandOffLimit) {
+    let missed = wip.wrappingSubtract(accounted, ordering: .acquiringAndReleasing).newValue
+    if missed != 0 { drainQueued(missed: missed, budget: budget) }
+  }
+
+  /// The drain loop of the thread holding the delivery rights, `missed` being the count it read
+  /// last: performs the batch (the work queued when it was last swapped out), swapping the pending
+  /// queue in whenever the batch is empty, and subtracts what it has accounted for, until the count
+  /// is back to 0. Its own work (what this thread queued, reentrant sends from the observers it
+  /// runs) it performs without limit; after `budget` items queued by other threads it stops and
+  /// hands the rights, the rest of the batch and the count to a worker (``handOff(missed:)``).
+  // Inlinable so that delivery specializes for the event type; never inlined, so that the fast
+  // paths of `next` stay as short as they were.
+  @inlinable @inline(never)
+  func drainQueued(missed: Int, budget: Int) {
+    var missed = missed
+    var budget = budget
+    let thread = currentThreadID()
     while true {
+      // The batch is empty here except in a worker that took over in the middle of one. Every item
+      // counted in `missed` was pushed before it was counted, so it is in the batch (left over) or
+      // in `pending` (swapped in now): both are performed before `missed` is subtracted.
+      if batch.isEmpty { pending.withLock { swap(&$0.queue, &batch) } }
+      while !batch.isEmpty {
+        if budget == 0 && batch.first.unsafelyUnwrapped.sender != thread {
+          handOff(missed: missed)
+          return
+        }
+        let item = batch.pop().unsafelyUnwrapped
+        if item.sender != thread { budget -= 1 }
+        switch item.work {
+        case .event(let event): deliverDraining(event)
+        case .register(let box): registerDraining(box)
+        case .purge: purgeDraining()
+        case .finish: endDraining()
+        case .resume(let waiter): waiter.delivered()
+        }
+        // relaxed: a hint only; purgeDraining's exchange is what orders the purge after the flags.
+        if purgeRequested.load(ordering: .relaxed) { purgeDraining() }
+      }
       missed = wip.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
       if missed == 0 { return }
-      performPendingDraining()
     }
   }
 
-  /// Takes every queued work item in one lock and performs them in order (outside the lock).
-  @inlinable
-  func performPendingDraining() {
-    pending.withLock { swap(&$0.queue, &batch) }
-    while let work = batch.pop() {
-      switch work {
-      case .event(let event): deliverDraining(event)
-      case .register(let box): registerDraining(box)
-      case .purge: purgeDraining()
-      case .finish: endDraining()
-      case .resume(let continuation): continuation.resume()
-      }
-      // relaxed: a hint only; purgeDraining's exchange is what orders the purge after the flags.
-      if purgeRequested.load(ordering: .relaxed) { purgeDraining() }
-    }
+  /// Hands the delivery rights to a worker: one dispatch to a global queue, which nobody waits for,
+  /// goes on with ``drainQueued(missed:budget:)`` where this thread stopped (the rest of the batch
+  /// first, so the order is kept) with no budget. `wip` stays above 0 meanwhile, so no other thread
+  /// takes the rights and every later call queues behind the worker, as behind any holder.
+  /// The dispatch orders this thread's writes to the drainer-owned state before the worker's reads.
+  @inlinable @inline(never)
+  func handOff(missed: Int) {
+    let worker = UncheckedSendable(self)
+    DispatchQueue.global().async { worker.value.drainQueued(missed: missed, budget: .max) }
   }
 
   /// Delivers `event` to every registered observer that is not disposed, and records it for replay.
@@ -203,13 +262,20 @@ extension EventProducer {
   func observationDisposed() {
     liveObservers.subtract(1, ordering: .relaxed)
     liveObservations.subtract(1, ordering: .relaxed)
+    // Budget 0: `dispose()` delivers no event; what others queued goes to a worker.
     if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
       purgeDraining()
-      finishDraining(accounted: 1)
+      finishDraining(accounted: 1, budget: 0)
     } else {
       // releasing: the flag set before this is visible to the drainer whose exchange takes it.
       purgeRequested.store(true, ordering: .releasing)
-      submitContended(.purge)
+      let sender = currentThreadID()
+      pending.withLock { $0.queue.push(SentWork(.purge, sender: sender)) }
+      if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+        // The holder left meanwhile: purge at once (the queued `.purge` then finds nothing to do).
+        purgeDraining()
+        drainQueued(missed: 1, budget: 0)
+      }
     }
     if isManaged { releaseWhenUnobserved() }
   }

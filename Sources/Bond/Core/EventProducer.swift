@@ -50,7 +50,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   @exclusivity(unchecked) @usableFromInline var observersCapacity = 0
   @exclusivity(unchecked) @usableFromInline var replay: ReplayBuffer<Event>
   /// The drainer's empty queue, swapped with `pending.queue` to take a whole batch in one lock.
-  @exclusivity(unchecked) @usableFromInline var batch = WorkQueue<Work>()
+  @exclusivity(unchecked) @usableFromInline var batch = WorkQueue<SentWork<Work>>()
   /// Whether the end has been delivered: later events reach nobody and enter no replay; a later
   /// observer gets the replay, then the end.
   @exclusivity(unchecked) @usableFromInline var hasEnded = false
@@ -68,13 +68,14 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     case register(ObserverBox<Event>)
     case purge
     case finish
-    /// Resumes a sender awaiting the delivery of the work queued before it (`send(contentsOf:)`).
-    case resume(UnsafeContinuation<Void, Never>)
+    /// Resumes a sender awaiting the delivery of the work queued before it (`send(contentsOf:)`),
+    /// unless its task was cancelled meanwhile.
+    case resume(DeliveryWaiter)
   }
 
   @usableFromInline
   struct Pending {
-    @usableFromInline var queue = WorkQueue<Work>()
+    @usableFromInline var queue = WorkQueue<SentWork<Work>>()
     /// The latest value sent, kept by ``Observable`` in the same critical section as the queue so
     /// that its `value` always equals the last event in delivery order.
     @usableFromInline var latest: Event?

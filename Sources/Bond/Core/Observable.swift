@@ -83,10 +83,11 @@ extension EventProducer {
   /// queue, so delivery order would differ from the order `latest` was written.
   @inlinable
   func nextKeepingLatest(_ event: Event) {
+    let sender = currentThreadID()
     let role = pending.withLock { state -> SubmitRole in
       state.latest = event
       if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged { return .deliverNow }
-      state.queue.push(.event(event))
+      state.queue.push(SentWork(.event(event), sender: sender))
       return wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 ? .drain : .queued
     }
     switch role {
@@ -94,8 +95,7 @@ extension EventProducer {
       deliverDraining(event)
       finishDraining(accounted: 1)
     case .drain:
-      performPendingDraining()
-      finishDraining(accounted: 1)
+      drainQueued(missed: 1, budget: drainHandOffLimit)
     case .queued:
       break
     }

@@ -2,8 +2,12 @@ import Synchronization
 
 extension EventProducer where Event: Sendable {
   /// Sends each element of `sequence`, pulling the next one only after the current one has been
-  /// delivered to every observer, then finishes this producer at the sequence's end and returns once the end is delivered. Cancellation
-  /// or an error stops it without finishing (the error is thrown).
+  /// delivered to every observer, then finishes this producer at the sequence's end and returns once
+  /// the end is delivered. Cancellation or an error stops it without finishing (the error is thrown).
+  ///
+  /// Cancellation takes effect at once, even while the task waits for another thread's delivery:
+  /// the call throws `CancellationError` without waiting for the holder of the delivery rights. An
+  /// element it had already queued may still be delivered, in its place in the order.
   ///
   /// ```swift
   /// try await lines.send(contentsOf: file.bytes.lines)
@@ -19,54 +23,66 @@ extension EventProducer where Event: Sendable {
     var iterator = sequence.makeAsyncIterator()
     while let element = try await iterator.next() {
       try Task.checkCancellation()
-      await sendAwaitingDelivery(element)
+      try await sendAwaitingDelivery(element)
     }
     try Task.checkCancellation()
-    await finishAwaitingDelivery()
+    try await finishAwaitingDelivery()
   }
 
   /// Sends `event` and returns once every observer has received it: at once on the fast path,
-  /// else suspended until the thread holding the delivery rights has performed it.
+  /// else suspended until the thread holding the delivery rights has performed it (or the task is
+  /// cancelled: `CancellationError`).
   @inlinable
-  func sendAwaitingDelivery(_ event: Event) async {
+  func sendAwaitingDelivery(_ event: Event) async throws {
     // acquiringAndReleasing: as in next(_:).
     if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
       deliverDraining(event)
       finishDraining(accounted: 1)
     } else {
-      await submitAwaitingContended(.event(event))
+      try await submitAwaitingContended(.event(event))
     }
   }
 
   /// ``finish()``, returning once every observer has received the end.
   @usableFromInline
-  func finishAwaitingDelivery() async {
+  func finishAwaitingDelivery() async throws {
     // acquiringAndReleasing: one winner queues the end, as in finish().
     guard !finishRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
     if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
       endDraining()
       finishDraining(accounted: 1)
     } else {
-      await submitAwaitingContended(.finish)
+      try await submitAwaitingContended(.finish)
     }
   }
 
   /// Queues `work` and, right behind it, a `.resume` of this task, then suspends (no thread waits,
   /// nothing spins): work is performed in queue order, so the holder of the delivery rights
-  /// performs `work` before it resumes this task.
+  /// performs `work` before it resumes this task. A cancellation resumes the task at once with
+  /// `CancellationError` (``DeliveryWaiter``); `work` stays queued if it was.
   @usableFromInline
-  func submitAwaitingContended(_ work: Work) async {
-    await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-      pending.withLock { pending in
-        pending.queue.push(work)
-        pending.queue.push(.resume(continuation))
+  func submitAwaitingContended(_ work: Work) async throws {
+    let waiter = DeliveryWaiter()
+    try await withTaskCancellationHandler {
+      try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+        // Cancelled before suspending: an event is not sent; the end, already requested (its flag
+        // is set), is queued all the same, with nobody to resume.
+        let suspended = waiter.suspend(continuation)
+        if !suspended, case .event = work { return }
+        let count = suspended ? 2 : 1
+        let sender = currentThreadID()
+        pending.withLock { pending in
+          pending.queue.push(SentWork(work, sender: sender))
+          if suspended { pending.queue.push(SentWork(.resume(waiter), sender: sender)) }
+        }
+        // Pushed before they are counted, as every submission (see the drain's notes).
+        if wip.wrappingAdd(count, ordering: .acquiringAndReleasing).oldValue == 0 {
+          // The holder left meanwhile: this task drains, and resumes itself on the way.
+          drainQueued(missed: count, budget: drainHandOffLimit)
+        }
       }
-      // Both items pushed before they are counted, as every submission (see the drain's notes).
-      if wip.wrappingAdd(2, ordering: .acquiringAndReleasing).oldValue == 0 {
-        // The holder left meanwhile: this task drains, and resumes itself on the way.
-        performPendingDraining()
-        finishDraining(accounted: 2)
-      }
+    } onCancel: {
+      waiter.cancel()
     }
   }
 }

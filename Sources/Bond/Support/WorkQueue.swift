@@ -22,6 +22,12 @@ struct WorkQueue<Element> {
     count += 1
   }
 
+  /// The element `pop()` would return, left in place.
+  @inlinable
+  var first: Element? {
+    count == 0 ? nil : storage[head]
+  }
+
   @inlinable
   mutating func pop() -> Element? {
     guard count > 0 else { return nil }
@@ -48,5 +54,21 @@ struct WorkQueue<Element> {
     grown.append(contentsOf: repeatElement(nil, count: newCapacity - count))
     storage = grown
     head = 0
+  }
+}
+
+/// A work item queued by a thread that found the delivery rights taken, with that thread: the
+/// holder performs its own (reentrant) work without limit, and at most a budget of other threads'
+/// work before it hands the rest to a worker (`EventProducer+Drain.swift`, "Bounded work for others").
+@usableFromInline
+struct SentWork<Work> {
+  @usableFromInline let work: Work
+  /// ``currentThreadID()`` of the thread that queued it.
+  @usableFromInline let sender: UInt
+
+  @inlinable
+  init(_ work: Work, sender: UInt) {
+    self.work = work
+    self.sender = sender
   }
 }

@@ -49,6 +49,22 @@ func waitUntilQuiet(_ deliveries: () -> Int, quiet: Double = 0.05) {
   }
 }
 
+/// Waits (polling, up to `seconds`) until `condition` holds; returns whether it did.
+///
+/// A call that finds other threads' work queued performs a bounded share of it and hands the rest
+/// to a worker (issue 17), so when every sender has returned, the last events may still be on their
+/// way: a test that checks what was delivered waits for it with this, then checks. Events lost for
+/// good still fail the check, after the timeout.
+@discardableResult
+func waitUntil(seconds: Double = 30, _ condition: () -> Bool) -> Bool {
+  let deadline = Date().addingTimeInterval(seconds)
+  while !condition() {
+    if Date() > deadline { return false }
+    usleep(200)
+  }
+  return true
+}
+
 /// A one-shot meeting point for two threads: each `arrive(side)` returns once both sides have
 /// arrived. Used to make two deliveries overlap for certain, which turns a possible deadlock into
 /// a deterministic one on an engine that waits in `dispose()`.
@@ -109,4 +125,24 @@ func withWatchdog(_ name: String, seconds: Double, _ body: () async -> Void) asy
   let finished = startWatchdog(name, seconds: seconds)
   await body()
   finished.signal()
+}
+
+/// Counts deliveries and publishes what each delivery wrote before it counted (releasing add,
+/// acquiring load): once ``wait(for:)`` has seen a count, the test may read the plain vars those
+/// deliveries wrote. For tests whose senders have all returned while a worker may still deliver
+/// (see ``waitUntil(seconds:_:)``).
+final class DeliveryProgress: Sendable {
+  private let value = Atomic<Int>(0)
+
+  /// Called last in a delivery.
+  func advance() { value.add(1, ordering: .releasing) }
+
+  /// The deliveries counted so far.
+  var count: Int { value.load(ordering: .acquiring) }
+
+  /// Waits (up to `seconds`) until `expected` deliveries have been counted; returns whether they were.
+  @discardableResult
+  func wait(for expected: Int, seconds: Double = 30) -> Bool {
+    waitUntil(seconds: seconds) { count >= expected }
+  }
 }
