@@ -1,5 +1,7 @@
+@testable import Bond
 import BondTesting
 import Dispatch
+import Foundation
 import Testing
 
 @Suite struct SendContentsOfTests {
@@ -46,5 +48,77 @@ import Testing
     task.cancel()
     _ = await task.result
     #expect(!producer.isFinished)
+  }
+
+  /// Issue 17: a task waiting for another thread's delivery resumes at once when cancelled, with
+  /// `CancellationError`, while that thread is still blocked (it is released only afterwards).
+  /// The element it had queued is delivered later, in its place; the producer is not finished.
+  @Test func cancellingASendThatWaitsBehindABlockedDeliveryResumesAtOnce() async {
+    let producer = EventProducer<Int>()
+    let entered = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
+    let log = Recorder<Int>()
+    producer.observe { value in
+      if value == 0 {
+        entered.signal()
+        release.wait()
+      }
+      log.add(value)
+    }
+    let holderDone = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      producer.next(0)  // this thread holds the delivery rights, blocked in the observer
+      holderDone.signal()
+    }
+    entered.wait()
+    let task = Task {
+      try await producer.send(contentsOf: AsyncStream<Int> { continuation in
+        for value in 1...3 { continuation.yield(value) }
+        continuation.finish()
+      })
+    }
+    // The task has queued element 1 and its resume behind the blocked holder: wip = 1 + 2.
+    while producer.wip.load(ordering: .acquiring) < 3 { try? await Task.sleep(for: .milliseconds(1)) }
+    task.cancel()
+    let returnedWhileBlocked = await withTaskGroup(of: Bool.self) { group in
+      group.addTask { _ = await task.result; return true }
+      group.addTask {
+        try? await Task.sleep(for: .seconds(10))
+        return false
+      }
+      let first = await group.next() ?? false
+      release.signal()  // whichever came first, let the holder go
+      group.cancelAll()
+      return first
+    }
+    #expect(returnedWhileBlocked, "the cancelled send returned while the holder was still blocked")
+    let result = await task.result
+    #expect(throws: CancellationError.self) { try result.get() }
+    holderDone.wait()
+    #expect(log.items == [0, 1], "the element queued before the cancellation, in its place; nothing after")
+    #expect(!producer.isFinished)
+    // The queued resume found the task gone and did nothing; the producer works on.
+    producer.next(4)
+    #expect(log.items == [0, 1, 4])
+  }
+
+  /// A task cancelled before it sends anything sends nothing.
+  @Test func aTaskCancelledBeforeItsFirstElementSendsNothing() async {
+    let producer = EventProducer<Int>()
+    let log = Recorder<Int>()
+    producer.observe { log.add($0) }
+    let started = DispatchSemaphore(value: 0)
+    let task = Task {
+      started.wait()
+      try await producer.send(contentsOf: AsyncStream<Int> { continuation in
+        continuation.yield(1)
+        continuation.finish()
+      })
+    }
+    task.cancel()
+    started.signal()
+    let result = await task.result
+    #expect(throws: CancellationError.self) { try result.get() }
+    #expect(log.items.isEmpty && !producer.isFinished)
   }
 }
