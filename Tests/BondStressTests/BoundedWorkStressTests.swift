@@ -9,35 +9,74 @@ import Testing
 // Each bound is checked by a fact (which thread ran which delivery, during which call), never by a
 // time. Run under `swift test --scratch-path .build-tsan --sanitize=thread --filter BoundedWorkStressTests`.
 
-/// A thread that sends 0, 1, 2, ... to `producer` until `stop()`, then reports how many it sent.
+/// A thread that sends 0, 1, 2, ... to a producer while not paused, at most `maxAhead` events
+/// ahead of their delivery (so the backlog, and the test's memory, stay bounded).
+///
+/// A test pauses it, waits for the producer to be idle, and makes a call that takes the delivery
+/// rights and, while it holds them, lets the flood queue 2,000 events behind it
+/// (``resumeAndWaitForQueued(_:)``). Under the old drain that call then delivered the whole flood.
 private final class Flooder: @unchecked Sendable {
-  // @unchecked: `sent` is written by the flooding thread before `done` is signalled, read after.
+  // @unchecked: `sentTotal` is written by the flooding thread before `done` is signalled, read after.
   private let stopped = Atomic<Bool>(false)
-  private let progress = Atomic<Int>(0)
+  private let paused = Atomic<Bool>(true)
+  private let pauseSeen = Atomic<Bool>(true)
+  private let sent = Atomic<Int>(0)
+  /// Incremented by the flood's observer (``delivered()``).
+  private let deliveredCount = Atomic<Int>(0)
   private let done = DispatchSemaphore(value: 0)
-  private var sent = 0
+  private var sentTotal = 0
+  let maxAhead: Int
 
-  /// Starts the flood and returns once 1,000 events are sent (the flood is under way).
-  init(_ producer: EventProducer<Int>) {
+  init(_ producer: EventProducer<Int>, maxAhead: Int = 4_096) {
+    self.maxAhead = maxAhead
     Thread.detachNewThread { [self] in
       var value = 0
-      // relaxed: a stop request only; `done` orders `sent` for the reader.
+      // All relaxed or acquiring/releasing pairs as noted; `done` orders `sentTotal` for the reader.
       while !stopped.load(ordering: .relaxed) {
+        // acquiring/releasing: pause() reads `pauseSeen` after this thread's last send.
+        if paused.load(ordering: .acquiring) {
+          pauseSeen.store(true, ordering: .releasing)
+          usleep(50)
+          continue
+        }
+        pauseSeen.store(false, ordering: .releasing)
+        if value - deliveredCount.load(ordering: .relaxed) >= maxAhead {
+          sched_yield()
+          continue
+        }
         producer.next(value)
         value += 1
-        progress.store(value, ordering: .relaxed)
+        sent.store(value, ordering: .relaxed)
       }
-      sent = value
+      sentTotal = value
       done.signal()
     }
-    while progress.load(ordering: .relaxed) < 1_000 { usleep(100) }
+  }
+
+  /// Called by the flood's observer for each event.
+  func delivered() { deliveredCount.add(1, ordering: .relaxed) }
+
+  /// Stops sending, and returns once the flooding thread has seen it (its last `next` returned).
+  func pause() {
+    paused.store(true, ordering: .releasing)
+    while !pauseSeen.load(ordering: .acquiring) { usleep(20) }
+  }
+
+  /// Lets the flood go on and waits (up to 10 s) until it has sent `count` more events: called
+  /// while the caller holds the delivery rights, so they are queued behind it.
+  func resumeAndWaitForQueued(_ count: Int) {
+    let start = sent.load(ordering: .relaxed)
+    pauseSeen.store(false, ordering: .releasing)
+    paused.store(false, ordering: .releasing)
+    let deadline = Date().addingTimeInterval(10)
+    while sent.load(ordering: .relaxed) < start + count && Date() < deadline { usleep(20) }
   }
 
   /// Stops the flood and returns how many events were sent.
   func stop() -> Int {
     stopped.store(true, ordering: .relaxed)
     done.wait()
-    return sent
+    return sentTotal
   }
 }
 
@@ -51,10 +90,13 @@ private final class CallProbe: @unchecked Sendable {
   var current = 0
   var counts: [Int] = []
 
+  /// Whether the caller runs on the test thread.
+  var onTestThread: Bool { currentThreadID() == testThread }
+
   /// Called by an observer of the flood: counts the delivery if it runs on the test thread inside
   /// a call.
   func delivered() {
-    if currentThreadID() == testThread && inCall { current += 1 }
+    if onTestThread && inCall { current += 1 }
   }
 
   /// Runs `call` on the test thread and records how many flood deliveries ran inside it.
@@ -67,6 +109,14 @@ private final class CallProbe: @unchecked Sendable {
   }
 }
 
+/// Runs `action` when deallocated: captured by an observer, it runs when the observer's closure is
+/// released (by `dispose()` itself when the producer is idle).
+private final class OnRelease: @unchecked Sendable {
+  let action: () -> Void
+  init(_ action: @escaping () -> Void) { self.action = action }
+  deinit { action() }
+}
+
 @Suite struct BoundedWorkStressTests {
   /// The observer of the flood works ~1 µs per event, so a backlog builds up behind the holder.
   private static func work() {
@@ -75,21 +125,35 @@ private final class CallProbe: @unchecked Sendable {
     blackHole(x)
   }
 
+  /// The flood and its ~1 µs observer, with a probe of what the test thread delivers.
+  private static func flood(replayLength: Int = 0) -> (EventProducer<Int>, Flooder, CallProbe, any DisposableType) {
+    let producer = EventProducer<Int>(replayLength: replayLength)
+    let probe = CallProbe()
+    let flooder = Flooder(producer)
+    let slow = producer.observe { value in
+      guard value >= 0 else { return }
+      probe.delivered()
+      flooder.delivered()
+      Self.work()
+    }
+    return (producer, flooder, probe, slow)
+  }
+
+  private static var rounds: Int { 40 * stressScale }
+
   @Test func disposeDeliversNoEventWhileAnotherThreadFloods() {
     withWatchdog("disposeDeliversNoEventWhileAnotherThreadFloods", seconds: 120) {
-      let producer = EventProducer<Int>()
-      let probe = CallProbe()
-      let slow = producer.observe { _ in
-        probe.delivered()
-        Self.work()
-      }
-      let flooder = Flooder(producer)
-      for _ in 0..<(300 * stressScale) {
-        let observation = producer.observe { _ in probe.delivered() }
+      let (producer, flooder, probe, slow) = Self.flood()
+      for _ in 0..<Self.rounds {
+        // The closure's release, inside dispose() on an idle producer, lets the flood queue 2,000
+        // events behind the disposing thread, which holds the rights.
+        let hold = OnRelease { if probe.onTestThread { flooder.resumeAndWaitForQueued(2_000) } }
+        let observation = producer.observe { _ in withExtendedLifetime(hold) {} }
+        flooder.pause()
+        #expect(waitUntilIdle(producer))
         probe.measure { observation.dispose() }
       }
-      let sent = flooder.stop()
-      #expect(sent > 0)
+      _ = flooder.stop()
       #expect(probe.counts.allSatisfy { $0 == 0 }, "dispose() delivered \(probe.counts.max() ?? 0) events of the flood")
       #expect(waitUntilIdle(producer))
       slow.dispose()
@@ -99,54 +163,63 @@ private final class CallProbe: @unchecked Sendable {
 
   @Test func observeDeliversOnlyItsOwnReplayWhileAnotherThreadFloods() {
     withWatchdog("observeDeliversOnlyItsOwnReplayWhileAnotherThreadFloods", seconds: 120) {
-      let producer = EventProducer<Int>(replayLength: 2)
-      let probe = CallProbe()
-      // Counts every delivery of the flood to this observer on the test thread during a call.
-      let slow = producer.observe { _ in
-        probe.delivered()
-        Self.work()
-      }
-      let flooder = Flooder(producer)
+      let (producer, flooder, probe, slow) = Self.flood(replayLength: 1)
+      producer.next(-1)
       var replays: [[Int]] = []
-      for _ in 0..<(300 * stressScale) {
+      for _ in 0..<Self.rounds {
+        flooder.pause()
+        #expect(waitUntilIdle(producer))
         let seen = Recorder<Int>()
         var observation: (any DisposableType)?
-        probe.measure { observation = producer.observe { seen.add($0) } }
+        probe.measure {
+          var first = true
+          // Its replay, on this thread, lets the flood queue 2,000 events behind it.
+          observation = producer.observe { value in
+            if first && probe.onTestThread { flooder.resumeAndWaitForQueued(2_000) }
+            first = false
+            seen.add(value)
+          }
+        }
+        #expect(waitUntilIdle(producer))
         observation?.dispose()
         replays.append(seen.items)
       }
-      let sent = flooder.stop()
-      #expect(sent > 0)
-      #expect(probe.counts.allSatisfy { $0 == 0 }, "observe delivered \(probe.counts.max() ?? 0) events to another observer")
-      for run in replays where !run.isEmpty {
-        #expect(run == Array(run.first!...run.last!), "the replay and what followed: contiguous, in order")
+      _ = flooder.stop()
+      #expect(
+        probe.counts.allSatisfy { $0 == 0 },
+        "observe delivered \(probe.counts.max() ?? 0) events to another observer"
+      )
+      for run in replays {
+        #expect(
+          run.count > 1 && run.dropFirst() == Array(run[1]...run.last!)[...],
+          "the replay, then the flood in order"
+        )
       }
-      #expect(waitUntilIdle(producer))
       slow.dispose()
     }
   }
 
   @Test func nextDeliversABoundedShareOfOtherThreadsWork() {
     withWatchdog("nextDeliversABoundedShareOfOtherThreadsWork", seconds: 120) {
-      let producer = EventProducer<Int>()
-      let probe = CallProbe()
-      let delivered = Counter()
-      let slow = producer.observe { _ in
-        probe.delivered()
-        delivered.increment()
-        Self.work()
+      let (producer, flooder, probe, slow) = Self.flood()
+      // The test thread's own event lets the flood queue 2,000 events behind it.
+      let own = producer.observe { value in
+        if value == -1 && probe.onTestThread { flooder.resumeAndWaitForQueued(2_000) }
       }
-      let flooder = Flooder(producer)
-      let calls = 2_000 * stressScale
-      for _ in 0..<calls {
+      for _ in 0..<Self.rounds {
+        flooder.pause()
+        #expect(waitUntilIdle(producer))
         probe.measure { producer.next(-1) }
       }
-      let sent = flooder.stop()
-      // Its own event, plus at most the budget of others' (and the few pushed ahead of its own by
-      // a thread between its push and its count: here one flooder).
-      let bound = drainHandOffLimit + 2
-      #expect(probe.counts.allSatisfy { $0 <= bound }, "a next delivered \(probe.counts.max() ?? 0) events (bound \(bound))")
-      #expect(waitUntil { delivered.count == sent + calls }, "every event delivered: \(delivered.count) of \(sent + calls)")
+      _ = flooder.stop()
+      // At most the budget of others' work (the own event is not counted by the probe).
+      #expect(
+        probe.counts.allSatisfy { $0 <= drainHandOffLimit },
+        "a next delivered \(probe.counts.max() ?? 0) events of others (bound \(drainHandOffLimit))"
+      )
+      #expect(probe.counts.contains { $0 > 0 }, "the calls did deliver a share of the flood")
+      #expect(waitUntilIdle(producer))
+      own.dispose()
       slow.dispose()
     }
   }
@@ -156,9 +229,8 @@ private final class CallProbe: @unchecked Sendable {
   /// once the loop is over. Under the old drain, the loop's thread delivered the flood forever.
   @Test func subscriptionLoopsReturnWhileAnotherThreadFloods() {
     withWatchdog("subscriptionLoopsReturnWhileAnotherThreadFloods", seconds: 120) {
-      let producer = EventProducer<Int>()
-      let slow = producer.observe { _ in Self.work() }
-      let flooder = Flooder(producer)
+      let (producer, flooder, _, slow) = Self.flood()
+      flooder.resumeAndWaitForQueued(1_000)
       let firsts = Counter()
       for _ in 0..<(200 * stressScale) {
         producer.first().observe { _ in firsts.increment() }.dispose()

@@ -72,16 +72,21 @@ import Testing
     }
     entered.wait()
     let task = Task {
-      try await producer.send(contentsOf: AsyncStream<Int> { continuation in
-        for value in 1...3 { continuation.yield(value) }
-        continuation.finish()
-      })
+      try await producer.send(
+        contentsOf: AsyncStream<Int> { continuation in
+          for value in 1...3 { continuation.yield(value) }
+          continuation.finish()
+        }
+      )
     }
     // The task has queued element 1 and its resume behind the blocked holder: wip = 1 + 2.
     while producer.wip.load(ordering: .acquiring) < 3 { try? await Task.sleep(for: .milliseconds(1)) }
     task.cancel()
     let returnedWhileBlocked = await withTaskGroup(of: Bool.self) { group in
-      group.addTask { _ = await task.result; return true }
+      group.addTask {
+        _ = await task.result
+        return true
+      }
       group.addTask {
         try? await Task.sleep(for: .seconds(10))
         return false
@@ -110,10 +115,12 @@ import Testing
     let started = DispatchSemaphore(value: 0)
     let task = Task {
       started.wait()
-      try await producer.send(contentsOf: AsyncStream<Int> { continuation in
-        continuation.yield(1)
-        continuation.finish()
-      })
+      try await producer.send(
+        contentsOf: AsyncStream<Int> { continuation in
+          continuation.yield(1)
+          continuation.finish()
+        }
+      )
     }
     task.cancel()
     started.signal()
