@@ -226,4 +226,95 @@ extension CollectTests {
     }
     #expect(exitTestStandardError(result).contains("collect(count:orEvery:queue:): seconds must be 0 or more, got nan"))
   }
+
+  // MARK: - Disposing inside the last array (issue 17, item 3)
+
+  /// Finite streams rule 4 and guarantee 3: a dispose() from inside the partial array delivered at
+  /// the end takes effect at once, so no `finished` follows.
+  @Test func disposeInsideThePartialArrayAtTheEndIsNotAnEnd() {
+    let source = EventProducer<Int>()
+    let log = Recorder<String>()
+    let holder = SerialDisposable()
+    holder.otherDisposable = source.collect(count: 3).observe {
+      log.add("\($0)")
+      holder.dispose()
+    } finished: {
+      log.add("end")
+    }
+    source.next(1)
+    source.finish()
+    #expect(log.items == ["[1]"])
+    #expect(source.observerCount == 0)
+  }
+
+  /// The same for `collect()`'s one array.
+  @Test func collectAllDisposeInsideTheArrayAtTheEndIsNotAnEnd() {
+    let source = EventProducer<Int>()
+    let log = Recorder<String>()
+    let holder = SerialDisposable()
+    holder.otherDisposable = source.collect().observe {
+      log.add("\($0)")
+      holder.dispose()
+    } finished: {
+      log.add("end")
+    }
+    source.next(1)
+    source.finish()
+    #expect(log.items == ["[1]"])
+  }
+
+  /// A full array that is not the last one, then a dispose inside it: nothing more, no end.
+  @Test func disposeInsideAFullArrayEndsEverything() {
+    let source = EventProducer<Int>()
+    let log = Recorder<String>()
+    let holder = SerialDisposable()
+    holder.otherDisposable = source.collect(count: 2).observe {
+      log.add("\($0)")
+      holder.dispose()
+    } finished: {
+      log.add("end")
+    }
+    for value in 1...3 { source.next(value) }
+    source.finish()
+    #expect(log.items == ["[1, 2]"])
+  }
+
+  /// The timed form (its end goes through the scheduled delivery, which checks the dispose).
+  @Test func timedDisposeInsideThePartialArrayAtTheEndIsNotAnEnd() {
+    let clock = TestScheduler()
+    let source = EventProducer<Int>()
+    let log = Recorder<String>()
+    let holder = SerialDisposable()
+    holder.otherDisposable = source.collect(count: 3, orEvery: 1, queue: clock).observe {
+      log.add("\($0)")
+      holder.dispose()
+    } finished: {
+      log.add("end")
+    }
+    source.next(1)
+    source.finish()
+    clock.run()
+    #expect(log.items == ["[1]"])
+    #expect(clock.pendingActionCount == 0)
+  }
+
+  /// The observation reports `isDisposed` after the end, as the upstream's does, and a kept
+  /// disposable keeps no observer closure alive once disposed.
+  @Test func disposedAfterTheEndAndReleasesTheObserverOnDispose() {
+    let source = EventProducer<Int>()
+    let ended = source.collect(count: 2).observe { _ in }
+    source.finish()
+    #expect(ended.isDisposed)
+    let live = EventProducer<Int>()
+    weak var weakCapture: Tracked?
+    let kept: any DisposableType
+    do {
+      let tracked = Tracked()
+      weakCapture = tracked
+      kept = live.collect(count: 2).observe { _ in _ = tracked }
+    }
+    #expect(weakCapture != nil && !kept.isDisposed)
+    kept.dispose()
+    #expect(weakCapture == nil && kept.isDisposed && live.observerCount == 0)
+  }
 }

@@ -91,4 +91,62 @@ import Testing
     }
     #expect(exitTestStandardError(result).contains("delay(seconds:queue:): seconds must be 0 or more, got nan"))
   }
+
+  // MARK: - Dispose releases the timers (issue 17, item 5)
+
+  /// Guarantee 6: after dispose() no timer is left on the scheduler (a timer holds the sink, its
+  /// delivery and the scheduler: a cycle until the deadline), and what the observer captured is
+  /// released at once.
+  @Test func disposeCancelsTheTimersAndReleasesTheObserver() {
+    let clock = TestScheduler()
+    let source = EventProducer<Int>()
+    weak var weakCapture: Tracked?
+    let observation: any DisposableType
+    do {
+      let tracked = Tracked()
+      weakCapture = tracked
+      observation = source.delay(seconds: 1, queue: clock).observe { _ in _ = tracked }
+    }
+    for value in 1...5 { source.next(value) }
+    #expect(clock.pendingActionCount == 5)
+    observation.dispose()
+    #expect(clock.pendingActionCount == 0)
+    #expect(weakCapture == nil)
+  }
+
+  /// Fired timers are forgotten: after some events are delivered, dispose() cancels only the rest.
+  @Test func disposeAfterSomeDeliveriesCancelsTheRest() {
+    let clock = TestScheduler()
+    let source = EventProducer<Int>()
+    let later = Recorder<Int>()
+    let observation = source.delay(seconds: 1, queue: clock).observe { later.add($0) }
+    source.next(1)
+    clock.advance(by: 0.5)
+    source.next(2)
+    source.next(3)
+    clock.advance(by: 0.6)
+    #expect(later.items == [1] && clock.pendingActionCount == 2)
+    observation.dispose()
+    #expect(clock.pendingActionCount == 0)
+    clock.run()
+    #expect(later.items == [1])
+  }
+
+  /// Disposing inside the last delivery: no `finished` after it.
+  @Test func disposeInsideTheLastDeliveryIsNotAnEnd() {
+    let clock = TestScheduler()
+    let source = EventProducer<Int>()
+    let log = Recorder<String>()
+    let holder = SerialDisposable()
+    holder.otherDisposable = source.delay(seconds: 1, queue: clock).observe {
+      log.add("\($0)")
+      holder.dispose()
+    } finished: {
+      log.add("end")
+    }
+    source.next(1)
+    source.finish()
+    clock.run()
+    #expect(log.items == ["1"])
+  }
 }

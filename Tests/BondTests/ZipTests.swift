@@ -163,4 +163,24 @@ import Testing
     let after = empty.eventQueued(position: 0)
     #expect(ended && !after)
   }
+
+  /// Finite streams rule 4 and guarantee 3: a dispose() from inside the tuple that ends the stream
+  /// takes effect at once, so no `finished` follows (issue 17, item 2).
+  @Test func disposeInsideTheTupleThatEndsTheStreamIsNotAnEnd() {
+    let a = EventProducer<Int>()
+    let b = EventProducer<Int>()
+    let log = Recorder<String>()
+    let holder = SerialDisposable()
+    holder.otherDisposable = zip(a, b).observe {
+      log.add("\($0.0 + $0.1)")
+      holder.dispose()
+    } finished: {
+      log.add("end")
+    }
+    a.next(1)
+    a.finish()
+    b.next(10)
+    #expect(log.items == ["11"])
+    #expect(a.observerCount == 0 && b.observerCount == 0)
+  }
 }

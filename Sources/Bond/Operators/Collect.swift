@@ -28,37 +28,102 @@ public struct Collect<Upstream: EventProducerType>: EventProducerType {
 
   /// Observes the upstream once for `observer`: the arrays as described above; `registered` passes
   /// through; the end is always observed upstream (it delivers the last array), and passed on
-  /// after that array.
+  /// after that array, unless the observer disposed meanwhile (from inside that last array's
+  /// delivery, say): a disposed observation receives no end.
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    let count = self.count
-    let capacity = count ?? 0
-    // Per-observer state. Delivery to one observer is never concurrent (guarantee 1), so a plain
-    // captured var is safe here. One allocation per array: the capacity is reserved when an array
-    // starts.
-    var buffer: [Upstream.Event] = []
-    let finished = observer.finished
-    return upstream.observe(
+    let observation = CollectObservation<Upstream.Event>(observer, count: count)
+    // Each closure captures only the observation: no context of its own to allocate.
+    let upstreamDisposable = upstream.observe(
       with: EventObserver(
-        { event in
-          if buffer.isEmpty { buffer.reserveCapacity(capacity) }
-          buffer.append(event)
-          if let count, buffer.count == count {
-            let full = buffer
-            buffer = []
-            observer.event(full)
-          }
-        },
-        finished: {
-          let last = buffer
-          buffer = []
-          if count == nil || !last.isEmpty { observer.event(last) }
-          finished?()
-        },
+        { observation.receive($0) },
+        finished: { observation.upstreamEnded() },
         registered: observer.registered
       )
     )
+    return CollectDisposable(userDisposed: observation.userDisposed, upstream: upstreamDisposable)
+  }
+}
+
+/// The state of one observation of ``Collect``: the array being filled and the observer's
+/// closures, in one object. Touched only inside the upstream's deliveries to it, which are never
+/// concurrent (guarantee 1), so it needs no lock; ``userDisposed`` is thread-safe.
+///
+/// It holds nothing of the upstream's observation, and the ``CollectDisposable`` holds nothing of
+/// it but the flag: the upstream's closures holding it make no cycle, and a disposable kept after
+/// dispose() or the end keeps no user closure alive.
+@usableFromInline
+final class CollectObservation<Element> {
+  @usableFromInline let event: ([Element]) -> Void
+  @usableFromInline let finished: (() -> Void)?
+  /// The size of a full array; `nil`: one array at the end.
+  @usableFromInline let count: Int?
+  /// The array being filled. One allocation per array: the capacity is reserved when it starts.
+  @exclusivity(unchecked) @usableFromInline var buffer: [Element] = []
+  /// Disposed by the user's `dispose()` (``CollectDisposable``); read once, at the end, after the
+  /// last array was delivered: never on the per-event path.
+  @usableFromInline let userDisposed = SimpleDisposable()
+
+  @inlinable
+  init(_ observer: EventObserver<[Element]>, count: Int?) {
+    event = observer.event
+    finished = observer.finished
+    self.count = count
+  }
+
+  /// An upstream event.
+  @inlinable
+  func receive(_ value: Element) {
+    if buffer.isEmpty { buffer.reserveCapacity(count ?? 0) }
+    buffer.append(value)
+    if let count, buffer.count == count {
+      let full = buffer
+      buffer = []
+      event(full)
+    }
+  }
+
+  /// The upstream ended: the last array, then the end unless the observer disposed meanwhile.
+  @inlinable
+  func upstreamEnded() {
+    let last = buffer
+    buffer = []
+    if count == nil || !last.isEmpty { event(last) }
+    // A dispose() by the user from inside that delivery (or before it, from another thread) is
+    // not an end: the upstream has already marked its own observation ended, so only this flag
+    // tells (an acquiring load, paired with the releasing store of its dispose()).
+    if userDisposed.isDisposed { return }
+    finished?()
+  }
+}
+
+/// The disposable of one ``Collect`` observation: it records the user's dispose for the
+/// observation's end (``CollectObservation/userDisposed``), then disposes the upstream's
+/// observation. It reports `isDisposed` as the upstream's observation does (after the end too).
+/// - Note: thread-safe.
+@usableFromInline
+final class CollectDisposable: DisposableType {
+  /// The observation's flag, set before the upstream's observation is disposed.
+  @usableFromInline let userDisposed: SimpleDisposable
+  /// The upstream's observation.
+  @usableFromInline let upstream: any DisposableType
+
+  @inlinable
+  init(userDisposed: SimpleDisposable, upstream: any DisposableType) {
+    self.userDisposed = userDisposed
+    self.upstream = upstream
+  }
+
+  @inlinable
+  var isDisposed: Bool { upstream.isDisposed }
+
+  @inlinable
+  func dispose() {
+    // The flag first: an end delivered after this dispose (on this thread, or on one that sees the
+    // upstream's observation disposed) finds it set.
+    userDisposed.dispose()
+    upstream.dispose()
   }
 }
 

@@ -76,8 +76,15 @@ struct Inbox<Input> {
   /// upstreams are let go; then calls `registered` if it is still due (the registration ended with
   /// the stream) and `finished`. The sink and the observer's closures are released once this
   /// delivery returns.
+  ///
+  /// When the observation is already disposed, the user disposed it (perhaps from inside the
+  /// delivery that ends the stream, such as `zip`'s last tuple): a disposed observation receives no
+  /// end and no `registered` (finite streams rule 4, guarantee 3), so nothing is called.
   @inlinable
   func end(registered: (() -> Void)?, finished: (() -> Void)?) {
+    // Only the user's dispose() and this end dispose `disposables`, and the sink's machine ends once:
+    // a disposed composite here means the user's. Its lock is taken on the end path only.
+    if disposables.isDisposed { return }
     disposables.dispose()
     registered?()
     finished?()

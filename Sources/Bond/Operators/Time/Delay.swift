@@ -11,7 +11,7 @@ extension EventProducerType where Event: Sendable {
   /// | upstream  | 1 | 2, end  |   |         |
   /// | delivered |   |         | 1 | 2, end  |
   ///
-  /// (`seconds` 1.) Disposing drops the waiting events (released at once).
+  /// (`seconds` 1.) Disposing drops the waiting events (released at once) and cancels their timers.
   /// - Precondition: `seconds` is 0 or more (not NaN).
   @inlinable
   public func delay<S: Scheduler>(seconds: Double, queue: S) -> Delay<Self, S> {

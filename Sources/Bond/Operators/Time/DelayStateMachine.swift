@@ -3,7 +3,10 @@
 /// delivery inside the same critical section, so the delivery sees the decisions in order.
 ///
 /// Each event schedules one timer; each timer that fires releases the oldest waiting event, so the
-/// events leave in the order they arrived even if two timers fire out of order.
+/// events leave in the order they arrived even if two timers fire out of order. The machine keeps
+/// the cancel handle of every timer that has not fired, so that dispose cancels them all: a timer
+/// holds the sink, and a forgotten one would keep the sink and its delivery alive until its deadline
+/// (guarantee 6).
 /// `registered` is due right after the last event received before the upstream's registration
 /// ended (at once if there was none); the end right after the last event.
 /// Not thread-safe: the sink keeps it in a `LockedState`.
@@ -23,21 +26,25 @@ struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
   /// The upstream ended: the end is due after the last waiting event.
   @usableFromInline var endPending = false
   @usableFromInline var isOver = false
+  /// The generation of the last timer scheduled: one per event, so that each handle is found again.
+  @usableFromInline var generation: UInt64 = 0
+  /// The cancel handles of the timers that have not fired, by generation.
+  @usableFromInline var timers: [UInt64: any DisposableType] = [:]
+  /// The timers that fired before their handle was stored (the scheduler ran the timer on another
+  /// thread before `schedule` returned): their handle, when it comes, is not kept. Rarely non-empty.
+  @usableFromInline var firedUnstored: Set<UInt64> = []
 
   @inlinable
   init() {}
 
-  /// Each event's timer releases the oldest waiting event: none is ever cancelled.
-  @inlinable
-  static var keepsTimers: Bool { false }
-
-  /// An upstream event: it waits; its timer is scheduled (the generation is not used).
+  /// An upstream event: it waits; its timer (a new generation) is scheduled.
   @inlinable
   mutating func receive(_ input: Event) -> TimedReceiveAction<Event> {
     guard !isOver, !endPending else { return TimedReceiveAction() }
     waiting.append(input)
     received += 1
-    return TimedReceiveAction(schedule: 0)
+    generation &+= 1
+    return TimedReceiveAction(schedule: generation)
   }
 
   /// The upstream's registration ended: returns whether `registered` is due now.
@@ -52,17 +59,22 @@ struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
     return false
   }
 
-  /// Never called: ``keepsTimers`` is `false`.
+  /// Keeps the cancel handle of the timer of `generation` until it fires; returns it (to dispose,
+  /// a no-op on a spent timer) when that timer already fired or the observation is over.
   @inlinable
   mutating func timerScheduled(_ disposable: any DisposableType, generation: UInt64) -> (any DisposableType)? {
-    nil
+    if isOver || firedUnstored.remove(generation) != nil { return disposable }
+    timers[generation] = disposable
+    return nil
   }
 
   /// A timer fired: the oldest waiting event, whether `registered` follows it, whether the end
   /// follows it.
   @inlinable
   mutating func fire(generation: UInt64) -> TimedFireAction<Event> {
-    guard !isOver, head < waiting.count else { return TimedFireAction() }
+    guard !isOver else { return TimedFireAction() }
+    if timers.removeValue(forKey: generation) == nil { firedUnstored.insert(generation) }
+    guard head < waiting.count else { return TimedFireAction() }
     let event = waiting[head]
     head += 1
     released += 1
@@ -96,13 +108,19 @@ struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
     return TimedEndAction(endsNow: false)
   }
 
-  /// Disposed: the waiting events, released outside the lock.
+  /// Disposed: the timers not fired yet (one disposable cancelling them all, to dispose outside the
+  /// lock) and the waiting events, released outside the lock.
   @inlinable
   mutating func disposed() -> (timer: (any DisposableType)?, dropped: [Event]) {
     isOver = true
     let dropped = waiting
     waiting = []
     head = 0
-    return (nil, dropped)
+    let pending = Array(timers.values)
+    timers = [:]
+    firedUnstored = []
+    // One allocation, on the dispose path only; none when no timer is pending.
+    let timer: (any DisposableType)? = pending.count <= 1 ? pending.first : CompositeDisposable(pending)
+    return (timer, dropped)
   }
 }

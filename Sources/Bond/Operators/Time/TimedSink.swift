@@ -12,10 +12,6 @@ protocol TimedStateMachine<Input, Event>: Sendable {
   /// What ``disposed()`` hands back to be released outside the lock.
   associatedtype Dropped
 
-  /// Whether the sink keeps each timer's cancel handle (``timerScheduled(_:generation:)``); `false`
-  /// when a timer is never cancelled (`delay`: each event's timer releases the oldest event).
-  static var keepsTimers: Bool { get }
-
   /// An upstream event arrived.
   mutating func receive(_ input: Input) -> TimedReceiveAction<Event>
 
@@ -47,9 +43,6 @@ protocol FlushingTimedStateMachine<Input, Event>: TimedStateMachine where Droppe
 }
 
 extension FlushingTimedStateMachine {
-  @inlinable
-  static var keepsTimers: Bool { true }
-
   /// The pending event is due now (not at its timer), then the end; nothing more is decided
   /// afterwards.
   @inlinable
@@ -191,9 +184,10 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
 
   @usableFromInline
   func scheduleTimer(_ generation: UInt64) {
-    // The timer holds this sink until it fires or is cancelled (by the machine, the end or dispose).
+    // The timer holds this sink until it fires or is cancelled (by the machine, the end or dispose):
+    // the machine keeps every handle, so that dispose() breaks that cycle (scheduler → action →
+    // sink → delivery → scheduler) at once, and releases what the observation captured.
     let handle = delivery.scheduler.schedule(after: seconds) { [self] in self.timerFired(generation) }
-    guard Machine.keepsTimers else { return }
     let cancel = state.withLock { $0.timerScheduled(handle, generation: generation) }
     cancel?.dispose()
   }
