@@ -4,6 +4,7 @@
 // bare `DispatchQueue.async` per event.
 //
 //   BondLatency [--events N] [--rate EVENTS_PER_SECOND] [--json FILE] [--csv FILE]
+//   BondLatency S21 [--cycles N] [--seconds S] [--json FILE] [--csv FILE]   (ObserveUnderFlood.swift)
 //
 // The sender busy-waits to each event's slot (event i at start + i / rate), stamps the event with
 // the monotonic clock and sends it; the observer records now - stamp. A warm-up of 50,000 events
@@ -16,8 +17,13 @@ import OpenCombine
 import OpenCombineDispatch
 
 struct Options {
+  /// "S7" (the default) or "S21".
+  var scenario = "S7"
   var events = 1_000_000
   var rate = 1_000_000
+  /// S21: cycles per engine, and the flood's length that bounds them.
+  var cycles = 1_000_000
+  var seconds = 2.0
   var json: String?
   var csv: String?
 
@@ -27,6 +33,9 @@ struct Options {
       switch argument {
       case "--events": events = Int(rest.popFirst() ?? "") ?? events
       case "--rate": rate = Int(rest.popFirst() ?? "") ?? rate
+      case "--cycles": cycles = Int(rest.popFirst() ?? "") ?? cycles
+      case "--seconds": seconds = Double(rest.popFirst() ?? "") ?? seconds
+      case "S7", "S21": scenario = argument
       case "--json": json = rest.popFirst()
       case "--csv": csv = rest.popFirst()
       default:
@@ -152,21 +161,28 @@ func runAll(_ options: Options) {
     print("| \(name) | " + values.map(fmt).joined(separator: " | ") + " | \(fmt(max)) |")
   }
 
-  if let path = options.json {
-    let objects = rows.map { name, values, max in
-      "  {\"engine\": \"\(name)\", "
-        + zip(percentiles, values).map { "\"\($0.0.0)_us\": \($0.1)" }.joined(separator: ", ")
-        + ", \"max_us\": \(max), \"events\": \(options.events), \"rate\": \(options.rate)}"
-    }
+  write(
+    rows.map { name, values, max in
+      [("engine", "\"\(name)\"")] + zip(percentiles, values).map { ("\($0.0.0)_us", "\($0.1)") }
+        + [("max_us", "\(max)"), ("events", "\(options.events)"), ("rate", "\(options.rate)")]
+    },
+    json: options.json,
+    csv: options.csv
+  )
+}
+
+/// Writes `records` (each an ordered list of keys and JSON literals) as a JSON array and as CSV.
+func write(_ records: [[(String, String)]], json: String?, csv: String?) {
+  if let path = json {
+    let objects = records.map { "  {" + $0.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}" }
     try? ("[\n" + objects.joined(separator: ",\n") + "\n]\n").write(toFile: path, atomically: true, encoding: .utf8)
   }
-  if let path = options.csv {
-    let lines = rows.map { name, values, max in
-      ([name] + values.map { String($0) } + [String(max)]).joined(separator: ",")
-    }
-    let header = "engine," + percentiles.map { "\($0.0)_us" }.joined(separator: ",") + ",max_us\n"
-    try? (header + lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+  if let path = csv, let first = records.first {
+    let lines = [first.map(\.0)] + records.map { $0.map(\.1) }
+    try? (lines.map { $0.joined(separator: ",") }.joined(separator: "\n") + "\n")
+      .write(toFile: path, atomically: true, encoding: .utf8)
   }
 }
 
-runAll(Options(CommandLine.arguments))
+let options = Options(CommandLine.arguments)
+if options.scenario == "S21" { runFlood(options) } else { runAll(options) }
