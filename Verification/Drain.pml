@@ -1,48 +1,63 @@
 /*
  * Drain.pml: a Promela model of Bond's delivery rights (`wip`), the pending queue, the drainer's
- * loop and disposal, checked with spin by Verification/check-model (see Verification/README.md).
+ * loop with its bounded budget and hand-off to a worker (issue 17), and disposal (issue 9), checked
+ * with spin by Verification/check-model (see Verification/README.md).
  *
- * SOURCE MAP. Line numbers of main at 60e815c (new protocol, issue 9) in Sources/Bond/Core/:
- *   model step                         Swift (file:function, lines)
- *   next(p, e)                         EventProducer.swift:next 148-156
- *     CAS_WIP fast path                  150 wip.compareExchange(0, 1); 151 deliverDraining; 152 finishDraining(1)
- *     else submitContended(W_EVENT)      154
- *   observe(p, o)                      EventProducer+Drain.swift:register 51-64
- *     CAS_WIP fast path                  57 compareExchange; 58 registerDraining(box); 59 finishDraining(1)
- *     else submitContended(W_REGISTER)   61
- *   submitContended(p, kind, arg)      EventProducer+Drain.swift:submitContended 68-74
- *     push under the lock                69 pending.withLock { push }
- *     old = wip++ ; old == 0 -> drain    70 wip.wrappingAdd(1).oldValue == 0; 71 performPendingDraining; 72 finishDraining(1)
- *   finishDraining(p)                  EventProducer+Drain.swift:finishDraining 78-85
- *     wip -= m; m = wip                  81 wip.wrappingSubtract(missed).newValue; 82 == 0 return; 83 performPendingDraining
- *   performPending(p)                  EventProducer+Drain.swift:performPendingDraining 89-100
- *     swap under the lock                90 pending.withLock { swap(&$0.queue, &batch) }
- *     batch ? k, a ; perform             91-96 while let work = batch.pop() { switch work ... }
- *     purgeRequested -> purgeDraining    98 if purgeRequested.load() { purgeDraining() }
- *   deliverDraining(p, e), DELIVER     EventProducer+Drain.swift:deliverDraining 104-114
- *     replay append                      105; flag load then call: 111 if !disposed.load() { handler(event) }
- *   registerDraining(p, o)             EventProducer+Drain.swift:registerDraining 118-132
- *     replay (flag checked)              120-123; 128 guard !disposed.load(); 129-131 append to observers
- *   purgeDraining(p)                   EventProducer+Drain.swift:purgeDraining 148-170
- *     purgeRequested = 0                 152 purgeRequested.exchange(false); 161-168 flag load, release or keep
- *   dispose(p, o)                      Observation.swift:dispose 25-29 (27 disposed.exchange(true)), then
- *                                      EventProducer+Drain.swift:observationDisposed 175-187
- *     CAS_WIP -> purge, finish           178 compareExchange; 179 purgeDraining; 180 finishDraining(1)
- *     else request + queue               183 purgeRequested.store(true); 184 submitContended(.purge)
- *   OLD_DISPOSE (main at 820a1cc, before issue 9), EventProducer+Drain.swift:
+ * SOURCE MAP (Sources/Bond/Core/; issue 17's functions: see EventProducer+Drain.swift for lines):
+ *   model step                         Swift (file:function)
+ *   next(p, e)                         EventProducer.swift:next
+ *     CAS_WIP fast path                  wip.compareExchange(0, 1); deliverDraining; finishDraining(accounted: 1, budget: limit)
+ *     else submitContended(W_EVENT)      push; wip.wrappingAdd(1).oldValue == 0 -> drainQueued(missed: 1, budget: limit)
+ *   (finish() is next's shape with the end: not modelled separately, see README)
+ *   observe(p, o)                      EventProducer+Drain.swift:register
+ *     CAS_WIP fast path                  compareExchange; registerDraining(box); finishDraining(accounted: 1, budget: 0)
+ *     else submitContended(W_REGISTER)   push; add; old 0 -> drainQueued(missed: 1, budget: 0)
+ *   submitContended(p, kind, arg)      EventProducer+Drain.swift:submitContended
+ *     push under the lock                pending.withLock { push }
+ *     old = wip++ ; old == 0 -> drain    wip.wrappingAdd(1).oldValue == 0; (.purge: purgeDraining()); drainQueued(missed: 1, budget:)
+ *   finishDraining(p)                  EventProducer+Drain.swift:finishDraining(accounted:budget:)
+ *     m = wip -= accounted               wrappingSubtract(accounted).newValue; 0 -> return; drainQueued(missed: m, budget:)
+ *   drainQueued(p)                     EventProducer+Drain.swift:drainQueued(missed:budget:)
+ *     swap if the batch is empty         if batch.isEmpty { pending.withLock { swap(&$0.queue, &batch) } }
+ *     budget 0 -> handOff                while !batch.isEmpty { if budget == 0 { handOff(missed:); return }; budget -= 1; perform(batch.pop()) }
+ *     purgeRequested -> purgeDraining    if purgeRequested.load() { purgeDraining() } after each item
+ *     m = wip -= m                       missed = wip.wrappingSubtract(missed).newValue; 0 -> return; else loop
+ *   handOff(p)                         EventProducer+Drain.swift:handOff(missed:)
+ *     hand[p] ! m, Worker(p)             one dispatch to a global queue running drainQueued(missed:, budget: .max);
+ *                                        the rights (wip > 0) and the batch's leftovers pass to the worker
+ *   deliverDraining(p, e), DELIVER     EventProducer+Drain.swift:deliverDraining
+ *     replay append                      replay.append; flag load then call: if !disposed.load() { handler(event) }
+ *   registerDraining(p, o)             EventProducer+Drain.swift:registerDraining
+ *     replay (flag checked)              replay loop; guard !disposed.load(); append to observers
+ *   purgeDraining(p)                   EventProducer+Drain.swift:purgeDraining
+ *     purgeRequested = 0                 purgeRequested.exchange(false); flag load, release or keep
+ *   dispose(p, o)                      Observation.swift:dispose (disposed.exchange(true)), then
+ *                                      EventProducer+Drain.swift:observationDisposed
+ *     CAS_WIP -> purge, finish           compareExchange; purgeDraining; finishDraining(accounted: 1, budget: 0)
+ *     else request + queue               purgeRequested.store(true); submitContended(.purge) (budget 0)
+ *   NO_HANDOFF (main at 213df13, before issue 17): finishDraining(accounted:) and
+ *     performPendingDraining drain until wip is 0, whoever the caller: every budget is infinite.
+ *   OLD_DISPOSE (main at 820a1cc, before issue 9; implies NO_HANDOFF), EventProducer+Drain.swift:
  *     drainer[p] = tid / = 0             45, 59, 74 drainer.store(currentThreadID()); 71 drainer.store(0)
  *     ticket, purgesDone                 168 purgesRequested.add(1); 158-160 purgesDone.store(ticket)
  *     inside = (drainer == tid)          174; 175 submitContended(.purge(ticket))
  *     spin-wait                          176-180 if !insideDelivery { while purgesDone < ticket { yieldThread() } }
  * Not modelled: liveObservers/observerCount (a counter decremented before dispose() returns), the
  * `registered` callback (it runs where the replay ends), the managed lifecycle, deinit, Observable's
- * `latest`, batch updates. The drainer visits observers in index order (the Swift code: in
- * registration order); both are one fixed order per delivery.
+ * `latest`, batch updates, `.finish`/`.resume` work items (performed like an event). The drainer
+ * visits observers in index order (the Swift code: in registration order); both are one fixed order
+ * per delivery.
  *
  * Threads are processes `Thread(tid)`. A call (`next`, `observe`, `dispose`) is a process `Op` run
  * by its thread, which waits for it to return: a call made by an observer's closure from inside a
  * delivery is a nested `Op` with the same `tid`, so the model has a real call stack on each thread
  * (reentrant `next`, `dispose` from inside a delivery of this producer or of another one).
+ * A hand-off's worker is the process `Worker(p)` (one per producer, its own thread id WTID(p)): it
+ * waits on the channel `hand[p]` (the dispatch) and runs drainQueued with an infinite budget. The
+ * rights are exclusive, so at most one hand-off per producer is in flight (asserted).
+ * Flood scenarios (FLOOD) add a process `Flood` that calls next(FLOODEV) on producer FLOODP for
+ * ever; its events carry no ghost position (every flood event is the same value, so the state space
+ * stays finite).
  *
  * Atomicity: each `atomic`/`d_step` block is one atomic instruction of the Swift code (a
  * compare-exchange, an add, a subtract, an exchange, a load, a store) or one critical section of
@@ -52,12 +67,31 @@
  *
  * Build switches:
  *   -DSCENARIO=n   which threads, observers and observer actions (see the table at the end)
- *   -DOLD_DISPOSE  today's (main before issue 9) dispose: after queueing the purge, a thread that is
- *                  not this producer's drainer spins (sched_yield) until the purge was executed.
+ *   -DLIMIT=n      the drain's budget for next (Swift: 1,024; here 2 by default)
+ *   -DBOUND        assert the bounded-work property: each call performs at most LIMIT (next) or 0
+ *                  (observe, dispose) queued work items, in at most LIMIT + 2 drain laps
+ *   -DNO_HANDOFF   the drain before issue 17: every budget infinite, no hand-off
+ *   -DOLD_DISPOSE  the dispose before issue 9: after queueing the purge, a thread that is not this
+ *                  producer's drainer spins (sched_yield) until the purge was executed.
  */
 
 #ifndef SCENARIO
 #define SCENARIO 1
+#endif
+#ifndef LIMIT
+#define LIMIT 2
+#endif
+#ifndef LAPSLACK
+#define LAPSLACK 3
+#endif
+#define INF 255   /* an infinite budget (the worker's, and every budget under NO_HANDOFF) */
+#ifdef OLD_DISPOSE
+#define NO_HANDOFF
+#endif
+#ifdef NO_HANDOFF
+#define BUDGET(b) INF
+#else
+#define BUDGET(b) b
 #endif
 
 /* Operations of a call (`Op.kind`) and of an observer's closure (its action). */
@@ -79,6 +113,7 @@
  *   INITIAL(o)                       observer registered before the threads start
  *   ACT1(o), ARG1(o), ACT2(o), ARG2(o)  what o's closure does on its first delivery (0-2 calls)
  *   SCRIPT_INIT                      each thread's calls: S(thread, step, call, arg)
+ *   FLOOD, FLOODP                    (flood scenarios) a process sends into FLOODP for ever
  * ------------------------------------------------------------------------------------------- */
 #if SCENARIO == 1
 /* One producer (replayLength 1). o0's closure sends e3 into the same producer (reentrant next).
@@ -118,8 +153,8 @@
 #define SCRIPT_INIT S(1, 0, OP_NEXT, 1); S(1, 1, OP_NEXT, 2); S(2, 0, OP_OBSERVE, 3); S(2, 1, OP_DISPOSE, 3); S(2, 2, OP_DISPOSE, 2)
 
 #elif SCENARIO == 3
-/* Cross-dispose, the shape that deadlocks today: producers P (0) and Q (1). o0 observes P and
- * disposes o3 (an observation of Q); o2 observes Q and disposes o1 (an observation of P).
+/* Cross-dispose, the shape that deadlocked before issue 9: producers P (0) and Q (1). o0 observes
+ * P and disposes o3 (an observation of Q); o2 observes Q and disposes o1 (an observation of P).
  * T1 sends e1 into P while T2 sends e2 into Q. */
 #define NPROD 2
 #define NOBS 4
@@ -189,16 +224,69 @@
 #define ARG2(o) 0
 #define SCRIPT_INIT S(1, 0, OP_NEXT, 1); S(2, 0, OP_NEXT, 2); S(3, 0, OP_DISPOSE, 1)
 
+#elif SCENARIO == 7
+/* Flood (issue 17): the Flood process sends into P for ever (o0 receives it). T1 observes o1,
+ * sends e1, disposes o1: each call must return after a bounded amount of work, whatever the
+ * flood does; e1 reaches o1, and o1's closure is released. */
+#define FLOOD 1
+#define FLOODP 0
+#define NPROD 1
+#define NOBS 2
+#define NEV 1
+#define NTHREADS 1
+#define EVPROD(e) 0
+#define OBSPROD(o) 0
+#define REPLAY(p) 0
+#define INITIAL(o) (o == 0)
+#define ACT1(o) OP_NONE
+#define ARG1(o) 0
+#define ACT2(o) OP_NONE
+#define ARG2(o) 0
+#define SCRIPT_INIT S(1, 0, OP_OBSERVE, 1); S(1, 1, OP_NEXT, 1); S(1, 2, OP_DISPOSE, 1)
+
+#elif SCENARIO == 8
+/* Flood with nested calls and a second producer: the Flood process sends into P for ever. o0 (of
+ * P) sends e1 into Q from inside its first delivery (on whichever thread delivers P: the flood, T1
+ * or P's worker), taking Q's rights or queueing. o1 (of Q) disposes o0 from inside its first
+ * delivery. T1 sends e2 into Q, then disposes o0 from outside, then sends e3 into P (flooded). */
+#define FLOOD 1
+#define FLOODP 0
+#define NPROD 2
+#define NOBS 2
+#define NEV 3
+#define NTHREADS 1
+#define EVPROD(e) (e == 3 -> 0 : 1)
+#define OBSPROD(o) o
+#define REPLAY(p) 0
+#define INITIAL(o) 1
+#define ACT1(o) (o == 0 -> OP_NEXT : OP_DISPOSE)
+#define ARG1(o) (o == 0 -> 1 : 0)
+#define ACT2(o) OP_NONE
+#define ARG2(o) 0
+#define SCRIPT_INIT S(1, 0, OP_NEXT, 2); S(1, 1, OP_DISPOSE, 0); S(1, 2, OP_NEXT, 3)
+
 #else
 #error "unknown SCENARIO"
 #endif
 
-#define QSIZE 6   /* the pending queue holds at most this many work items (never reached) */
+#define QSIZE 6   /* the pending queue holds at most this many work items (asserted) */
+/* The flood pushes only while fewer than FLOODCAP of its items are pending: a finite model of a
+ * sender faster than any drainer (it refills the queue as soon as a drainer swaps it out); the
+ * other threads' pushes always fit (QSIZE). */
+#ifndef FLOODCAP
+#define FLOODCAP 1
+#endif
+#define FLOODEV (NEV + 1)             /* the flood's event (no ghost position) */
+#define FLOODTID (NTHREADS + 1)       /* the flood's thread id */
+#define WTID(p) (NTHREADS + 2 + p)    /* thread id of p's hand-off worker */
+#define NTIDS (NTHREADS + 2 + NPROD)
+#define ISFLOOD(e) (e == FLOODEV)
 
 /* ------------------------------------------------------------------ the producers' state ---- */
 byte wip[NPROD];                               /* EventProducer.wip */
 chan pend[NPROD] = [QSIZE] of { byte, byte };  /* EventProducer.pending.queue: (kind, arg) */
 chan batch[NPROD] = [QSIZE] of { byte, byte }; /* EventProducer.batch (drainer-owned) */
+chan hand[NPROD] = [1] of { byte };            /* handOff's dispatch to p's worker: missed */
 bool inList[NOBS];                        /* o is in EventProducer.observers (drainer-owned) */
 byte replayEv[NPROD];                     /* EventProducer.replay (replayLength 1); 0: empty */
 #ifdef OLD_DISPOSE
@@ -221,13 +309,22 @@ byte dispAt[NOBS];            /* ndel[p] when o's flag was set */
 bool acted[NOBS];             /* o's closure has made its calls (on its first delivery) */
 byte regPos[NOBS];            /* ndel[p] when o was registered: it must get every later event */
 byte lastPos[NOBS];           /* position (in p's delivery order) of the last event o received */
-byte ndel[NPROD];             /* events p has delivered (the position of the latest) */
-byte nsent[NPROD];            /* events sent into p */
+byte ndel[NPROD];             /* events p has delivered (the position of the latest; no flood) */
+byte nsent[NPROD];            /* events sent into p (no flood) */
 byte pos[NEV + 1];            /* position of event e in its producer's delivery order; 0: none */
 byte mustGet[NEV + 1];        /* observers (bit mask) whose observe() returned before next(e) */
 byte sender[NEV + 1];         /* thread that sent e */
 byte sendSeq[NEV + 1];        /* e's rank among the sends of its thread */
-byte sends[NTHREADS + 1];
+byte sends[NTIDS + 1];
+byte workersBusy;             /* hand-offs not yet brought back to wip 0 by their worker */
+#ifdef FLOOD
+byte nfWork;                  /* non-flood work items queued or being performed, and nested calls running */
+#define NF_INC(kind, arg) if :: !(kind == W_EVENT && ISFLOOD(arg)) -> nfWork++ :: else -> skip fi
+#define NF_DEC(kind, arg) if :: !(kind == W_EVENT && ISFLOOD(arg)) -> nfWork-- :: else -> skip fi
+#else
+#define NF_INC(kind, arg) skip
+#define NF_DEC(kind, arg) skip
+#endif
 byte threadsDone;
 bool finished;
 hidden byte scrK[12];         /* the threads' scripts (constant, set by init) */
@@ -235,18 +332,39 @@ hidden byte scrA[12];
 #define S(t, n, k, a) scrK[(t - 1) * 4 + n] = k; scrA[(t - 1) * 4 + n] = a
 
 /* --------------------------------------------------------------- the producer's protocol ---- */
-/* Each inline runs in a process (a thread's call) with the locals declared in CALL_LOCALS. */
-#define CALL_LOCALS chan r = [1] of { bit }; bit d; byte i, j, k, a, m, old, tk, ticket, cas; bit ok, inside
+/* Each inline runs in a process (a thread's call) with the locals declared in CALL_LOCALS:
+ * m: missed; bud: the call's budget; lim, work, laps (-DBOUND): the bounded-work check. */
+#ifdef BOUND
+#define CALL_LOCALS chan r = [1] of { bit }; bit d; byte i, j, k, a, m, old, tk, ticket, cas, bud, lim, work, laps; bit ok, inside
+#define SET_LIM(b) lim = b
+#define END_CALL bud = 0; lim = 0; work = 0; laps = 0
+#else
+#define CALL_LOCALS chan r = [1] of { bit }; bit d; byte i, j, k, a, m, old, tk, ticket, cas, bud; bit ok, inside
+#define SET_LIM(b) skip
+#define END_CALL bud = 0
+#endif
 
-/* The delivery rights change hands only through wip (ghost check of mutual exclusion). */
+/* The delivery rights change hands only through wip and handOff (ghost check of mutual exclusion). */
 #define TAKE_RIGHTS(p) assert(holder[p] == 0); holder[p] = tid
 #define HOLDS(p) assert(holder[p] == tid)
+
+/* Property 6 (-DBOUND): the work a call performs for others. `lim` is the specification's bound
+ * for the call (LIMIT for next, 0 for observe and dispose; INF for a worker: not a call), set
+ * independently of the budget the code uses, so NO_HANDOFF (every budget infinite) violates it. */
+#ifdef BOUND
+#define COUNT_WORK if :: lim != INF -> work++; assert(work <= lim) :: else -> skip fi
+#define COUNT_LAP  if :: lim != INF -> laps++; assert(laps <= 2 * lim + LAPSLACK) :: else -> skip fi
+#else
+#define COUNT_WORK skip
+#define COUNT_LAP  skip
+#endif
+#define SET_LIMIT(b) bud = BUDGET(b); SET_LIM(b)
 
 /* The closure of o (its first delivery) makes its calls on this thread, from inside the delivery. */
 inline observerCalls(o) {
   acted[o] = 1;
-  if :: ACT1(o) != OP_NONE -> run Op(tid, ACT1(o), ARG1(o), r); r ? d :: else -> skip fi;
-  if :: ACT2(o) != OP_NONE -> run Op(tid, ACT2(o), ARG2(o), r); r ? d :: else -> skip fi
+  if :: ACT1(o) != OP_NONE -> atomic { NF_INC(0, 0); run Op(tid, ACT1(o), ARG1(o), r) }; r ? d :: else -> skip fi;
+  if :: ACT2(o) != OP_NONE -> atomic { NF_INC(0, 0); run Op(tid, ACT2(o), ARG2(o), r) }; r ? d :: else -> skip fi
 }
 
 /* One delivery of event e to o: `if !disposed.load() { handler(e) }`. The delivery starts at the
@@ -257,8 +375,12 @@ inline observerCalls(o) {
   :: !disposed[o] ->                                                                       \
      assert(!disposeReturned[o]);  /* property 3: no delivery starts after dispose() */    \
      assert(!released[o]);         /* the closure is alive */                              \
-     assert(pos[e] == lastPos[o] + 1); /* properties 1, 2: the single order, no gap */      \
-     lastPos[o] = pos[e];                                                                  \
+     if                                                                                    \
+     :: !ISFLOOD(e) ->                                                                     \
+        assert(pos[e] == lastPos[o] + 1); /* properties 1, 2: the single order, no gap */  \
+        lastPos[o] = pos[e]                                                                \
+     :: else -> skip                                                                       \
+     fi;                                                                                   \
      if                                                                                    \
      :: !acted[o] && ACT1(o) != OP_NONE -> inDelivery[o] = 1; ok = 1                       \
      :: else -> ok = 0                                                                     \
@@ -270,7 +392,7 @@ inline observerCalls(o) {
 inline deliverDraining(p, e) {
   d_step {
     HOLDS(p);
-    ndel[p]++; pos[e] = ndel[p];
+    if :: !ISFLOOD(e) -> ndel[p]++; pos[e] = ndel[p] :: else -> skip fi;
     if :: REPLAY(p) -> replayEv[p] = e :: else -> skip fi;
     i = 0
   };
@@ -341,59 +463,107 @@ inline purgeDraining(p) {
   }
 }
 
-/* performPendingDraining(): swap the whole queue out under the lock, perform the items in order,
- * and (new protocol) purge at once between items when a dispose() asked for it. */
-inline performPending(p) {
-  atomic {                                   /* pending.withLock { swap(&$0.queue, &batch) } */
+/* handOff(missed): one dispatch to p's worker; the rights (wip > 0) and the batch's leftovers
+ * pass to it, and the caller returns. */
+inline handOff(p) {
+  atomic {
     HOLDS(p);
-    do
-    :: pend[p] ? k, a -> batch[p] ! k, a
-    :: empty(pend[p]) -> break
-    od
-  };
-  do
-  :: batch[p] ? k, a ->                      /* batch.pop() */
-     if
-     :: k == W_EVENT -> deliverDraining(p, a)
-     :: k == W_REGISTER -> registerDraining(p, a)
-     :: k == W_PURGE -> tk = a; purgeDraining(p)
-     fi;
-     k = 0; a = 0;
-#ifndef OLD_DISPOSE
-     if :: purgeRequested[p] -> purgeDraining(p) :: else -> skip fi
-#else
-     skip
-#endif
-  :: empty(batch[p]) -> break
-  od
+    assert(len(hand[p]) == 0);              /* at most one hand-off in flight per producer */
+    holder[p] = WTID(p); workersBusy++;
+    hand[p] ! m
+  }
 }
 
-/* finishDraining(accounted: 1) */
-inline finishDraining(p) {
-  m = 1;
+/* drainQueued(missed: m, budget: bud). The batch is drainer-owned (only the holder reads or writes
+ * it), so its emptiness test is merged with the step that follows it. */
+inline drainQueued(p) {
   do
-  :: true ->
-#ifdef OLD_DISPOSE
-     drainer[p] = 0;
-#endif
-     atomic {                                /* missed = wip.wrappingSubtract(missed).newValue */
-       wip[p] = wip[p] - m; m = wip[p];
-       if :: m == 0 -> holder[p] = 0 :: else -> skip fi
+  :: atomic {                               /* if batch.isEmpty { pending.withLock { swap } } */
+       COUNT_LAP;
+       HOLDS(p);
+       if
+       :: len(batch[p]) == 0 ->
+          do
+          :: pend[p] ? k, a -> batch[p] ! k, a
+          :: empty(pend[p]) -> break
+          od
+       :: else -> skip
+       fi
      };
+     do
+     :: atomic {                            /* budget spent: hand the rest to a worker, return */
+          len(batch[p]) > 0 && bud == 0 -> handOff(p); m = 0
+        };
+        break
+     :: atomic {                            /* budget -= 1; batch.pop() */
+          len(batch[p]) > 0 && bud > 0 ->
+          batch[p] ? k, a;
+          if :: bud != INF -> bud-- :: else -> skip fi;
+          COUNT_WORK
+        };
+        if
+        :: k == W_EVENT -> deliverDraining(p, a)
+        :: k == W_REGISTER -> registerDraining(p, a)
+        :: k == W_PURGE -> tk = a; purgeDraining(p)
+        fi;
+        atomic { NF_DEC(k, a); k = 0; a = 0 };
+#ifndef OLD_DISPOSE
+        if :: purgeRequested[p] -> purgeDraining(p) :: else -> skip fi
+#else
+        skip
+#endif
+     :: len(batch[p]) == 0 ->
+#ifdef OLD_DISPOSE
+        drainer[p] = 0;
+#endif
+        atomic {                            /* missed = wip.wrappingSubtract(missed).newValue */
+          wip[p] = wip[p] - m; m = wip[p];
+          if
+          :: m == 0 -> holder[p] = 0; if :: tid == WTID(p) -> workersBusy-- :: else -> skip fi
+          :: else -> skip
+          fi
+        };
+        break
+     od;
      if
-     :: m == 0 -> break
+     :: m == 0 -> break                     /* returned, or handed off */
      :: else ->
 #ifdef OLD_DISPOSE
-        drainer[p] = tid;
+        drainer[p] = tid
+#else
+        skip
 #endif
-        performPending(p)
      fi
   od
 }
 
-/* submitContended(work) */
-inline submitContended(p, kind, arg) {
-  atomic { pend[p] ! kind, arg };           /* pending.withLock { push(work) } */
+/* finishDraining(accounted: 1, budget: bud) */
+inline finishDraining(p) {
+#ifdef OLD_DISPOSE
+  drainer[p] = 0;
+#endif
+  atomic {                                  /* m = wip.wrappingSubtract(accounted).newValue */
+    wip[p] = wip[p] - 1; m = wip[p];
+    if :: m == 0 -> holder[p] = 0 :: else -> skip fi
+  };
+  if
+  :: m != 0 ->
+#ifdef OLD_DISPOSE
+     drainer[p] = tid;
+#endif
+     drainQueued(p)
+  :: else -> skip
+  fi
+}
+
+/* submitContended(work): push, add; the rights were free: drainQueued(missed: 1, budget: bud) */
+inline submitContended(p, wkind, warg) {
+  atomic {                                  /* pending.withLock { push(work) } */
+    (!(wkind == W_EVENT && ISFLOOD(warg)) || len(pend[p]) < FLOODCAP) ->
+    assert(len(pend[p]) < QSIZE);
+    pend[p] ! wkind, warg;
+    NF_INC(wkind, warg)
+  };
   atomic {                                  /* wip.wrappingAdd(1).oldValue == 0 */
     old = wip[p]; wip[p]++;
     if :: old == 0 -> TAKE_RIGHTS(p) :: else -> skip fi
@@ -402,10 +572,11 @@ inline submitContended(p, kind, arg) {
   :: old == 0 ->
 #ifdef OLD_DISPOSE
      drainer[p] = tid;
+#else
+     if :: wkind == W_PURGE -> purgeDraining(p) :: else -> skip fi;
 #endif
-     old = 0;
-     performPending(p);
-     finishDraining(p)
+     old = 0; m = 1;
+     drainQueued(p)
   :: else -> old = 0
   fi
 }
@@ -416,17 +587,22 @@ inline submitContended(p, kind, arg) {
 /* EventProducer.next(event) */
 inline next(p, e) {
   atomic {
-    /* ghost: the observers that must receive e, and e's rank among its thread's sends */
-    nsent[p]++;
-    j = 0;
-    do
-    :: j < NOBS ->
-       if :: OBSPROD(j) == p && observeReturned[j] -> mustGet[e] = mustGet[e] | (1 << j) :: else -> skip fi;
-       j++
-    :: else -> break
-    od;
-    j = 0;
-    sends[tid]++; sender[e] = tid; sendSeq[e] = sends[tid];
+    SET_LIMIT(LIMIT);
+    if
+    :: !ISFLOOD(e) ->
+       /* ghost: the observers that must receive e, and e's rank among its thread's sends */
+       nsent[p]++;
+       j = 0;
+       do
+       :: j < NOBS ->
+          if :: OBSPROD(j) == p && observeReturned[j] -> mustGet[e] = mustGet[e] | (1 << j) :: else -> skip fi;
+          j++
+       :: else -> break
+       od;
+       j = 0;
+       sends[tid]++; sender[e] = tid; sendSeq[e] = sends[tid]
+    :: else -> skip
+    fi;
     CAS_WIP(p)
   };
   if
@@ -438,12 +614,12 @@ inline next(p, e) {
      finishDraining(p)
   :: else -> submitContended(p, W_EVENT, e)
   fi;
-  cas = 0
+  atomic { cas = 0; END_CALL }
 }
 
 /* EventProducer.register(observer) (observe) */
 inline observe(p, o) {
-  atomic { CAS_WIP(p) };
+  atomic { SET_LIMIT(0); CAS_WIP(p) };
   if
   :: cas ->
 #ifdef OLD_DISPOSE
@@ -453,12 +629,13 @@ inline observe(p, o) {
      finishDraining(p)
   :: else -> submitContended(p, W_REGISTER, o)
   fi;
-  observeReturned[o] = 1; cas = 0
+  atomic { observeReturned[o] = 1; cas = 0; END_CALL }
 }
 
 /* Observation.dispose() and EventProducer.observationDisposed() */
 inline dispose(p, o) {
   atomic {                                  /* guard !disposed.exchange(true) else return */
+    SET_LIMIT(0);
     if
     :: disposed[o] -> cas = 2
     :: else -> disposed[o] = 1; cas = 0; listedAtDispose[o] = inList[o]; dispAt[o] = ndel[p]
@@ -497,7 +674,7 @@ inline dispose(p, o) {
 #endif
      fi
   fi;
-  disposeReturned[o] = 1; cas = 0
+  atomic { disposeReturned[o] = 1; cas = 0; END_CALL }
 }
 
 inline call(kind, arg) {
@@ -515,7 +692,7 @@ inline call(kind, arg) {
 proctype Op(byte tid; byte kind; byte arg; chan ret) {
   CALL_LOCALS;
   call(kind, arg);
-  ret ! 1
+  atomic { NF_DEC(0, 0); ret ! 1 }
 }
 
 /* A thread: its script of calls. */
@@ -532,6 +709,28 @@ proctype Thread(byte tid) {
   atomic { pc = 0; kind = 0; arg = 0; threadsDone++ }
 }
 
+/* The worker a hand-off dispatches (a global queue's thread): drainQueued(missed:, budget: .max).
+ * The batch's leftovers are performed first (drainQueued swaps only when the batch is empty). */
+proctype Worker(byte p; byte tid) {
+  CALL_LOCALS;
+end_idle:
+  do
+  :: atomic { hand[p] ? m -> HOLDS(p); bud = INF; SET_LIM(INF) };
+     drainQueued(p);                        /* its last step (wip back to 0) counts workersBusy down */
+     bud = 0
+  od
+}
+
+#ifdef FLOOD
+/* A thread that sends into FLOODP for ever (issue 17's overload). */
+proctype Flood(byte tid) {
+  CALL_LOCALS;
+  do
+  :: next(FLOODP, FLOODEV)
+  od
+}
+#endif
+
 init {
   byte o, e, f, p;
   d_step {   /* the scripts, and the observers registered before the threads start */
@@ -544,17 +743,37 @@ init {
     o = 0
   };
   atomic {
+    p = 0;
+    do
+    :: p < NPROD -> run Worker(p, WTID(p)); p++
+    :: else -> break
+    od;
+    p = 0;
     run Thread(1);
-    run Thread(2);
-    if :: NTHREADS > 2 -> run Thread(3) :: else -> skip fi
+    if :: NTHREADS > 1 -> run Thread(2) :: else -> skip fi;
+    if :: NTHREADS > 2 -> run Thread(3) :: else -> skip fi;
+#ifdef FLOOD
+    run Flood(FLOODTID)
+#else
+    skip
+#endif
   };
-  threadsDone == NTHREADS;
+#ifdef FLOOD
+  /* the flood never stops: wait until every other call returned and its work was performed */
+  threadsDone == NTHREADS && nfWork == 0;
+#else
+  threadsDone == NTHREADS && workersBusy == 0;
+#endif
   d_step {
     /* property 4 (end state): rights given back, nothing left queued, every event delivered */
     p = 0;
     do
     :: p < NPROD ->
+#ifdef FLOOD
+       assert(ndel[p] == nsent[p]); p++
+#else
        assert(wip[p] == 0 && holder[p] == 0 && empty(pend[p]) && empty(batch[p]) && ndel[p] == nsent[p]); p++
+#endif
     :: else -> break
     od;
     o = 0;
@@ -601,5 +820,6 @@ init {
   finished = 1
 }
 
-/* Property 5: every run ends (every call, dispose() included, returns). Checked with -a -f. */
+/* Property 5: every run ends (every call, dispose() included, returns; in a flood scenario: every
+ * call of the other threads returns and its work is performed). Checked with -a -f. */
 ltl terminates { <> finished }
