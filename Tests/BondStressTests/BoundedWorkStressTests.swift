@@ -180,6 +180,7 @@ private final class OnRelease: @unchecked Sendable {
             seen.add(value)
           }
         }
+        flooder.pause()
         #expect(waitUntilIdle(producer))
         observation?.dispose()
         replays.append(seen.items)

@@ -97,7 +97,7 @@ import Testing
       return
     }
     #expect(machine.registeredAfter == 1)  // now after 2
-    guard case .deliver(_, 2) = machine.nextEvent(mayContinue: true) else {
+    guard case .deliver(_, 2, _) = machine.nextEvent(mayContinue: true) else {
       Issue.record("not 2")
       return
     }
@@ -105,7 +105,7 @@ import Testing
       Issue.record("not registered")
       return
     }
-    guard case .deliver(_, 3) = machine.nextEvent(mayContinue: true) else {
+    guard case .deliver(_, 3, _) = machine.nextEvent(mayContinue: true) else {
       Issue.record("not 3")
       return
     }
@@ -284,7 +284,7 @@ extension TimeStateMachineTests {
     _ = machine.eventReceived(1)
     _ = machine.endReceived()
     #expect(machine.buffer.count == 1 && machine.hasEnded)
-    guard case .deliver(_, 1) = machine.nextEvent(mayContinue: true) else {
+    guard case .deliver(_, 1, _) = machine.nextEvent(mayContinue: true) else {
       Issue.record("the event first")
       return
     }

@@ -19,6 +19,10 @@ public struct EventObserver<Event> {
   /// Called once, in delivery order, right after the events the registration itself delivers (the
   /// replay, and what a chain derives from its sources' replay and `startWith`), before any later event.
   public var registered: (() -> Void)?
+  /// The gate of the `.backpressure` stage this observation feeds (flow control): every operator
+  /// passes it on to the observations it makes of its sources, and each producer it reaches is not
+  /// writable while the gate is under pressure. `nil` when no such stage is downstream.
+  @usableFromInline var pressure: FlowGate?
 
   /// An observer of events, and optionally of the end and of the end of registration.
   @inlinable
@@ -30,12 +34,27 @@ public struct EventObserver<Event> {
     self.event = event
     self.finished = finished
     self.registered = registered
+    self.pressure = nil
+  }
+
+  /// An observer that carries a stage's pressure upstream (flow control).
+  @inlinable
+  init(
+    _ event: @escaping (Event) -> Void,
+    finished: (() -> Void)?,
+    registered: (() -> Void)?,
+    pressure: FlowGate?
+  ) {
+    self.event = event
+    self.finished = finished
+    self.registered = registered
+    self.pressure = pressure
   }
 
   /// The same end and registration callbacks around another event handler: what a stage of a
-  /// chain passes upstream.
+  /// chain passes upstream (with the pressure of the stage downstream, if any).
   @inlinable
   public func withEvent<Upstream>(_ event: @escaping (Upstream) -> Void) -> EventObserver<Upstream> {
-    EventObserver<Upstream>(event, finished: finished, registered: registered)
+    EventObserver<Upstream>(event, finished: finished, registered: registered, pressure: pressure)
   }
 }

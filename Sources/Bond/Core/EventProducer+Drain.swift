@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 // # How delivery is serialized without a lock on the hot path
@@ -71,16 +70,16 @@ import Synchronization
 // serialization. `Verification/Drain.pml` models this protocol, the hand-off included, and checks it
 // with spin.
 
-/// How many work items queued by other threads a `next`, `finish` or `send` performs before it
-/// hands the rest to a worker (see "Bounded work for others").
-@inlinable
-var drainHandOffLimit: Int { 1_024 }
 
 extension EventProducer {
   @inlinable
   func register(_ observer: EventObserver<Event>) -> any DisposableType {
     let observation = Observation(producer: self)
-    let box = ObserverBox(observer: observer, observation: observation)
+    let box = ObserverBox(
+      observer: observer,
+      observation: observation,
+      producerGate: observer.pressure == nil ? nil : gate
+    )
     liveObservers.add(1, ordering: .relaxed)
     liveObservations.add(1, ordering: .relaxed)
     if isManaged { retainWhileObserved() }
@@ -151,17 +150,6 @@ extension EventProducer {
       missed = wip.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
       if missed == 0 { return }
     }
-  }
-
-  /// Hands the delivery rights to a worker: one dispatch to a global queue, which nobody waits for,
-  /// goes on with ``drainQueued(missed:budget:)`` where this thread stopped (the rest of the batch
-  /// first, so the order is kept) with no budget. `wip` stays above 0 meanwhile, so no other thread
-  /// takes the rights and every later call queues behind the worker, as behind any holder.
-  /// The dispatch orders this thread's writes to the drainer-owned state before the worker's reads.
-  @inlinable @inline(never)
-  func handOff(missed: Int) {
-    let worker = UncheckedSendable(self)
-    DispatchQueue.global().async { worker.value.drainQueued(missed: missed, budget: .max) }
   }
 
   /// Delivers `event` to every registered observer that is not disposed, and records it for replay.

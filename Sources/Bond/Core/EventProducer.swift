@@ -42,6 +42,9 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   @usableFromInline let purgeRequested = Atomic<Bool>(false)
   /// Set by the first `finish()` (``isFinished``); the end itself travels as `Work.finish`.
   @usableFromInline let finishRequested = Atomic<Bool>(false)
+  /// Flow control: this producer's pressure (the `.backpressure` stages its observations reach),
+  /// created when first needed, so that a producer nobody puts under pressure costs nothing.
+  @usableFromInline let flowGate = AtomicLazyReference<FlowGate>()
 
   // Drainer-owned state: touched only by the thread holding the delivery rights (`wip` > 0),
   // which the acquire/release operations on `wip` hand from one drainer to the next.
@@ -130,8 +133,15 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     self.pending = LockedState(Pending())
     self.lifecycle = LockedState(Lifecycle())
     self.isManaged = true
+    // The sink carries this producer's pressure upstream: what puts it under pressure (a stage
+    // downstream of `share`) puts the producers it observes under pressure too.
     let disposable = producer(
-      EventObserver({ [weak self] event in self?.next(event) }, finished: { [weak self] in self?.finish() })
+      EventObserver(
+        { [weak self] event in self?.next(event) },
+        finished: { [weak self] in self?.finish() },
+        registered: nil,
+        pressure: gate
+      )
     )
     lifecycle.withLock { $0.producerDisposable = disposable }
   }
@@ -186,6 +196,8 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   public func finish() {
     // acquiringAndReleasing: one winner queues the end.
     guard !finishRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    // A finished producer is writable: its waiting senders go on (and find it finished).
+    flowGate.load()?.finish()
     if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
       endDraining()
       finishDraining(accounted: 1)

@@ -39,13 +39,28 @@ final class ObserverBox<Event> {
   @usableFromInline var registered: (() -> Void)?
   /// Called once at the end of the stream, unless disposed first. Drainer-owned.
   @usableFromInline var finished: (() -> Void)?
+  /// Flow control: the gate of the stage this observation feeds, and the producer's own gate it
+  /// puts under pressure (the link lives as long as this box: see `deinit`).
+  @usableFromInline let pressureLink: (stage: FlowGate, producer: FlowGate)?
 
   @inlinable
-  init(observer: EventObserver<Event>, observation: Observation<Event>) {
+  init(observer: EventObserver<Event>, observation: Observation<Event>, producerGate: FlowGate?) {
     self.handler = observer.event
     self.observation = observation
     self.registered = observer.registered
     self.finished = observer.finished
+    if let stage = observer.pressure, let producerGate {
+      pressureLink = (stage, producerGate)
+      stage.addDependent(producerGate)
+    } else {
+      pressureLink = nil
+    }
+  }
+
+  deinit {
+    // The observation is over (purged after dispose(), ended, or the producer is gone): the stage
+    // no longer puts this producer under pressure.
+    if let pressureLink { pressureLink.stage.removeDependent(pressureLink.producer) }
   }
 
   /// The stream ended (or the producer is being deallocated, `inDeinit`): unless the observation

@@ -39,7 +39,8 @@ public struct Collect<Upstream: EventProducerType>: EventProducerType {
       with: EventObserver(
         { observation.receive($0) },
         finished: { observation.upstreamEnded() },
-        registered: observer.registered
+        registered: observer.registered,
+        pressure: observer.pressure
       )
     )
     return CollectDisposable(userDisposed: observation.userDisposed, upstream: upstreamDisposable)

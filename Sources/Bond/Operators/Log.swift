@@ -45,7 +45,8 @@ public struct Log<Upstream: EventProducerType>: EventProducerType {
         registered: {
           output("\(tag) registered (thread \(logThreadName()))")
           registered?()
-        }
+        },
+        pressure: observer.pressure
       )
     )
     return LogDisposable(observation: observation) { output("\(tag) disposed (thread \(logThreadName()))") }

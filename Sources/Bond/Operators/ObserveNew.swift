@@ -37,7 +37,8 @@ extension EventProducerType {
         registered: {
           isLive = true
           registered?()
-        }
+        },
+        pressure: observer.pressure
       )
     )
   }

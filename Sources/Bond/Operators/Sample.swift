@@ -33,7 +33,7 @@ public struct Sample<Upstream: EventProducerType, Trigger: EventProducerType>: E
     let latest = LockedState<Upstream.Event?>(nil)
     let upstream = self.upstream
     let trigger = self.trigger
-    return Inbox<Bool>.observation { inbox in
+    return Inbox<Bool>.observation(pressure: observer.pressure) { inbox in
       var machine = SampleStateMachine()
       let event = observer.event
       let finished = observer.finished
@@ -50,7 +50,9 @@ public struct Sample<Upstream: EventProducerType, Trigger: EventProducerType>: E
         upstream.observe(
           with: EventObserver(
             { value in latest.withLock { $0 = value } },
-            finished: inbox.sender(true)
+            finished: inbox.sender(true),
+            registered: nil,
+            pressure: inbox.pressure
           )
         )
       )
@@ -60,7 +62,8 @@ public struct Sample<Upstream: EventProducerType, Trigger: EventProducerType>: E
           with: EventObserver(
             { _ in serializer.next(false) },
             finished: inbox.sender(true),
-            registered: observer.registered
+            registered: observer.registered,
+            pressure: inbox.pressure
           )
         )
       )

@@ -33,7 +33,17 @@ public struct WithLatestFrom<Upstream: EventProducerType, Other: EventProducerTy
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
     let latest = LockedState<Other.Event?>(nil)
     let disposables = CompositeDisposable()
-    disposables.add(other.observe(with: EventObserver({ value in latest.withLock { $0 = value } })))
+    // Both sources feed what this delivers: both carry the pressure of a stage downstream.
+    disposables.add(
+      other.observe(
+        with: EventObserver(
+          { value in latest.withLock { $0 = value } },
+          finished: nil,
+          registered: nil,
+          pressure: observer.pressure
+        )
+      )
+    )
     let event = observer.event
     let finished = observer.finished
     disposables.add(
@@ -48,7 +58,8 @@ public struct WithLatestFrom<Upstream: EventProducerType, Other: EventProducerTy
             disposables.dispose()
             finished?()
           },
-          registered: observer.registered
+          registered: observer.registered,
+          pressure: observer.pressure
         )
       )
     )

@@ -34,13 +34,18 @@ struct DeliverOnStateMachine<Event: Sendable> {
   /// Set when the upstream's registration ended: `registered` is due after this many events of
   /// `buffer` (the events that the registration delivered and that are still waiting).
   @usableFromInline var registeredAfter: Int?
-  /// A drain is scheduled or running.
+  /// A drain is scheduled or running (or paused by its downstream's pressure, to be woken).
   @usableFromInline var isDraining = false
+  /// `.backpressure`: the buffer reached `bufferLimit` and has not yet drained down to
+  /// `bufferLimit / 2` (the stage's gate is raised meanwhile).
+  @usableFromInline var underPressure = false
   /// The upstream observation, disposed with this delivery.
   @usableFromInline var upstream: (any DisposableType)?
   /// At most this many events wait in `buffer` (`Int.max`: unbounded).
   @usableFromInline let bufferLimit: Int
   @usableFromInline let overflowPolicy: DeliveryOverflowPolicy
+  /// Bounded array mode (``Batches`` with a buffer limit): the most events per array; else 0.
+  @usableFromInline var maxArrayCount = 0
 
   @inlinable
   init(
@@ -68,6 +73,9 @@ struct DeliverOnStateMachine<Event: Sendable> {
     /// The buffer was full and an event was dropped: the oldest one (to release outside the lock),
     /// or `nil` when the new one was not kept.
     case dropped(Event?)
+    /// `.backpressure`: the buffer has just reached `bufferLimit`: the caller raises the stage's
+    /// gate (and owns the drain, to schedule, when `startDrain`).
+    case pressure(startDrain: Bool)
   }
 
   /// An event arrived; with `endsRegistration`, the registration ends right after it.
@@ -84,14 +92,29 @@ struct DeliverOnStateMachine<Event: Sendable> {
       case .dropOldest:
         dropped = .some(buffer.pop())
         if let after = registeredAfter, after > 0 { registeredAfter = after - 1 }
+      case .backpressure:
+        break  // never drops: the buffer goes past its limit by what `next` sends under pressure
       }
     }
     buffer.push(event)
     if endsRegistration, registered != nil { registeredAfter = buffer.count }
     if let dropped { return .dropped(dropped) }
-    if isDraining { return .none }
+    let startsDrain = !isDraining
     isDraining = true
-    return .startDrain
+    if overflowPolicy == .backpressure && !underPressure && buffer.count >= bufferLimit {
+      underPressure = true
+      return .pressure(startDrain: startsDrain)
+    }
+    return startsDrain ? .startDrain : .none
+  }
+
+  /// `.backpressure`: whether taking an event out has brought the buffer down to the low
+  /// watermark (`bufferLimit / 2`) while under pressure; the caller then releases the gate.
+  @inlinable
+  mutating func releasesPressure() -> Bool {
+    guard underPressure && buffer.count <= bufferLimit / 2 else { return false }
+    underPressure = false
+    return true
   }
 
   /// The upstream's registration ended: `registered` is due after the events now waiting.
@@ -102,6 +125,15 @@ struct DeliverOnStateMachine<Event: Sendable> {
     if isDraining { return .none }
     isDraining = true
     return .startDrain
+  }
+
+  /// The upstream ended: a stage under pressure releases it at once (nothing more can come from
+  /// the producers it held back); returns whether it was.
+  @inlinable
+  mutating func releasesPressureAtEnd() -> Bool {
+    guard underPressure else { return false }
+    underPressure = false
+    return true
   }
 
   /// The upstream ended: the end is due after the events now waiting (it takes no place among them).
@@ -158,7 +190,10 @@ struct DeliverOnStateMachine<Event: Sendable> {
 
   @usableFromInline
   enum SingleStep {
-    case deliver(Observer, Event)
+    /// Deliver the event; with `releases`, release the stage's gate first (the low watermark).
+    case deliver(Observer, Event, releases: Bool)
+    /// Array mode, bounded (``Batches`` with a buffer limit): deliver these events as one array.
+    case deliverArray(ArrayObserver, [Event], releases: Bool)
     case registered(Registered)
     /// The drain ends.
     case exit(DrainExit)
@@ -180,8 +215,18 @@ struct DeliverOnStateMachine<Event: Sendable> {
       return .exit(.stop)
     }
     if !mayContinue { return .exit(.reschedule) }
+    if let arrayObserver, maxArrayCount > 0 {
+      // An array never spans the registration point: `registered` comes between two arrays.
+      let count = Swift.min(maxArrayCount, buffer.count, registeredAfter ?? .max)
+      var array: [Event] = []
+      array.reserveCapacity(count)
+      for _ in 0..<count { array.append(buffer.pop().unsafelyUnwrapped) }
+      if let after = registeredAfter { registeredAfter = after - count }
+      return .deliverArray(arrayObserver, array, releases: releasesPressure())
+    }
     if let after = registeredAfter { registeredAfter = after - 1 }
-    return .deliver(observer, buffer.pop().unsafelyUnwrapped)
+    let event = buffer.pop().unsafelyUnwrapped
+    return .deliver(observer, event, releases: releasesPressure())
   }
 
   /// Stores the upstream observation; returns it when it must be disposed at once (already disposed).
@@ -201,6 +246,8 @@ struct DeliverOnStateMachine<Event: Sendable> {
     @usableFromInline var registered: Registered?
     @usableFromInline var finished: Finished?
     @usableFromInline var arrayObserver: ArrayObserver?
+    /// The stage was under pressure: the caller releases its gate.
+    @usableFromInline var releasesPressure: Bool
   }
 
   /// Delivered the end: forgets everything, as ``disposed()``, and hands over `finished` too.
@@ -225,6 +272,7 @@ struct DeliverOnStateMachine<Event: Sendable> {
       upstream = nil
       buffer = WorkQueue()
       spare = WorkQueue()
+      underPressure = false
     }
     return Released(
       upstream: upstream,
@@ -232,7 +280,8 @@ struct DeliverOnStateMachine<Event: Sendable> {
       observer: observer,
       registered: registered,
       finished: nil,
-      arrayObserver: arrayObserver
+      arrayObserver: arrayObserver,
+      releasesPressure: underPressure
     )
   }
 }

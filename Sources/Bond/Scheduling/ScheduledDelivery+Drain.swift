@@ -16,11 +16,22 @@ extension ScheduledDelivery {
     if isBounded { drainOneByOne() } else { drainBatches() }
   }
 
+  /// Whether the drain must pause because what it delivers to is under pressure: it then asks the
+  /// downstream gate to schedule a new drain on release and returns `true`; `false` when the gate
+  /// is not (or no longer) under pressure. The drain stays "running" meanwhile (`isDraining`), so
+  /// senders only queue: the buffer fills, and a `.backpressure` stage raises its own gate.
+  @inlinable
+  func pausesForDownstream() -> Bool {
+    guard let downstreamGate, downstreamGate.isPressured else { return false }
+    return downstreamGate.wakeOnRelease { [self] in self.scheduleDrain() }
+  }
+
   @inlinable
   func drainBatches() {
     var batch = WorkQueue<Event>()
     var delivered = 0
     while true {
+      if pausesForDownstream() { return }
       let step = state.withLock { $0.nextBatch(&batch, mayContinue: delivered < Self.drainShare) }
       // The observer and `registered` are called here, outside the lock: they are user code and
       // may send more events into this delivery (which queue behind this batch).
@@ -28,6 +39,7 @@ extension ScheduledDelivery {
       case .exit(let exit):
         return leave(exit)
       case .deliver(let observer, let registered):
+        statistics?.recordBuffered(-batch.count)
         if maxArrayCount > 0 {
           let count = batch.count
           guard deliverArrays(&batch, registered: registered) else { return }
@@ -87,6 +99,7 @@ extension ScheduledDelivery {
   func drainOneByOne() {
     var delivered = 0
     while true {
+      if pausesForDownstream() { return }
       let step = state.withLock { $0.nextEvent(mayContinue: delivered < Self.drainShare) }
       // Called outside the lock (user code), see drainBatches().
       switch step {
@@ -95,10 +108,19 @@ extension ScheduledDelivery {
       case .registered(let callback):
         guard !isStopped else { return }
         callback.value()
-      case .deliver(let observer, let event):
+      case .deliver(let observer, let event, let releases):
+        statistics?.recordBuffered(-1)
+        // The release first: a sender waiting on it goes on while this event is delivered.
+        if releases { upstreamGate?.release() }
         guard !isStopped else { return }
         observer.value(event)
         delivered += 1
+      case .deliverArray(let observer, let array, let releases):
+        statistics?.recordBuffered(-array.count)
+        if releases { upstreamGate?.release() }
+        guard !isStopped else { return }
+        delivered += array.count
+        observer.value(array)
       }
     }
   }
@@ -121,6 +143,7 @@ extension ScheduledDelivery {
     // acquiringAndReleasing: exactly one of this and a racing dispose() wins the flag.
     let isEnd = !disposedFlag.exchange(true, ordering: .acquiringAndReleasing)
     released.upstream?.dispose()
+    settle(released)
     if isEnd, let finished = released.finished?.value { finished() }
   }
 }

@@ -31,6 +31,12 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   @usableFromInline let isBounded: Bool
   /// In array mode (``Batches``), the most events per array; 0 delivers events one by one.
   @usableFromInline let maxArrayCount: Int
+  /// `.backpressure`: the gate this stage raises when `bufferLimit` events wait (flow control);
+  /// passed upstream with its observation. Shared by a partition's lanes.
+  @usableFromInline let upstreamGate: FlowGate?
+  /// The pressure of what this stage delivers to (its observer's, or a partition lane's producer):
+  /// while it is under pressure the drain pauses after the event in hand.
+  @usableFromInline let downstreamGate: FlowGate?
 
   /// Events one drain delivers before it lets the scheduler run something else.
   @usableFromInline static var drainShare: Int { 1024 }
@@ -41,12 +47,16 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     observer: EventObserver<Event>,
     bufferLimit: Int = .max,
     overflowPolicy: DeliveryOverflowPolicy = .dropOldest,
-    statistics: DeliveryStatistics? = nil
+    statistics: DeliveryStatistics? = nil,
+    upstreamGate: FlowGate? = nil,
+    downstreamGate: FlowGate? = nil
   ) {
     self.scheduler = scheduler
     self.statistics = statistics
     self.isBounded = bufferLimit != .max
     self.maxArrayCount = 0
+    self.upstreamGate = upstreamGate
+    self.downstreamGate = downstreamGate
     self.state = LockedState(
       Machine(
         observer: UncheckedSendable(observer.event),
@@ -60,21 +70,34 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
 
   /// Array mode (``Batches``): the same buffer and drain, but each burst the drain takes is handed
   /// to `observer` as arrays of at most `maxCount` events (one allocation per array), with
-  /// `registered` (if any) between the array that ends the upstream's replay and the next.
+  /// `registered` (if any) between the array that ends the upstream's replay and the next. With a
+  /// `bufferLimit`, the drain takes one array at a time, so the waiting events stay in the buffer,
+  /// where the policy applies to them.
   @usableFromInline
-  init(scheduler: S, arrays observer: EventObserver<[Event]>, maxCount: Int) {
+  init(
+    scheduler: S,
+    arrays observer: EventObserver<[Event]>,
+    maxCount: Int,
+    bufferLimit: Int = .max,
+    overflowPolicy: DeliveryOverflowPolicy = .dropOldest,
+    statistics: DeliveryStatistics? = nil,
+    upstreamGate: FlowGate? = nil
+  ) {
     self.scheduler = scheduler
-    self.statistics = nil
-    self.isBounded = false
+    self.statistics = statistics
+    self.isBounded = bufferLimit != .max
     self.maxArrayCount = maxCount
+    self.upstreamGate = upstreamGate
+    self.downstreamGate = observer.pressure
     var machine = Machine(
       observer: UncheckedSendable({ _ in }),
       registered: observer.registered.map { UncheckedSendable($0) },
       finished: observer.finished,
-      bufferLimit: .max,
-      overflowPolicy: .dropOldest
+      bufferLimit: bufferLimit,
+      overflowPolicy: overflowPolicy
     )
     machine.arrayObserver = UncheckedSendable(observer.event)
+    if bufferLimit != .max { machine.maxArrayCount = maxCount }
     self.state = LockedState(machine)
   }
 
@@ -125,7 +148,8 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   /// The upstream ended: the end is delivered after the events now waiting.
   @usableFromInline
   func finish(onScheduler: Bool = false) {
-    let action = state.withLock { $0.endReceived() }
+    let (action, releases) = state.withLock { ($0.endReceived(), $0.releasesPressureAtEnd()) }
+    if releases { upstreamGate?.release() }
     perform(action, onScheduler: onScheduler)
   }
 
@@ -139,12 +163,22 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   func perform(_ action: Machine.ReceiveAction, onScheduler: Bool) {
     switch action {
     case .none:
-      break
+      statistics?.recordBuffered(1)
     case .startDrain:
+      statistics?.recordBuffered(1)
       if onScheduler { drain() } else { scheduleDrain() }
     case .dropped(let oldest):
       statistics?.recordDrop()
       _ = oldest  // released here, outside the lock
+    case .pressure(let startDrain):
+      statistics?.recordBuffered(1)
+      statistics?.recordPressure()
+      // Outside the lock: the gate's transition reaches the producers upstream (their waiting
+      // senders, their `writability` observers).
+      upstreamGate?.raise()
+      if startDrain {
+        if onScheduler { drain() } else { scheduleDrain() }
+      }
     }
   }
 
@@ -161,10 +195,20 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
       with: EventObserver(
         { self.send($0) },
         finished: { self.finish() },
-        registered: forwardRegistered ? { self.endRegistration() } : nil
+        registered: forwardRegistered ? { self.endRegistration() } : nil,
+        pressure: upstreamGate
       )
     )
     attach(observation)
+  }
+
+  /// What a stage that stops (disposed, or ended) owes its counters and its gate: the waiting events
+  /// leave `bufferedCount`, and a stage under pressure releases it (no sender waits on a stage that
+  /// is gone).
+  @usableFromInline
+  func settle(_ released: Machine.Released) {
+    if released.buffer.count > 0 { statistics?.recordBuffered(-released.buffer.count) }
+    if released.releasesPressure { upstreamGate?.release() }
   }
 
   /// Keeps `disposable` (the upstream observation) to dispose with this delivery.
@@ -180,6 +224,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     guard !disposedFlag.exchange(true, ordering: .acquiringAndReleasing) else { return }
     let released = state.withLock { $0.disposed() }
     released.upstream?.dispose()
+    settle(released)
     // `released` ends here, outside the lock: the observer, the callback and the waiting events
     // may hold the last references to user objects.
   }

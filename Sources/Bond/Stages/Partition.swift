@@ -91,13 +91,19 @@ public final class Partition<Event: Sendable>: DisposableType, Sendable {
     key: @escaping @Sendable (Event) -> Key
   ) where Upstream.Event == Event {
     let lanes = (0..<laneCount).map { _ in EventProducer<Event>() }
+    // Flow control: one gate for the upstream, raised by each lane under pressure (so the upstream
+    // is not writable while any lane is); each lane's drain pauses while its producer is not
+    // writable (a `.backpressure` stage downstream of the lane is under pressure).
+    let upstreamGate = policy == .backpressure ? FlowGate() : nil
     let deliveries = lanes.enumerated().map { index, lane in
       ScheduledDelivery(
         scheduler: DispatchQueue(label: "Bond.partition.lane\(index)"),
         observer: EventObserver({ lane.next($0) }, finished: { lane.finish() }),
         bufferLimit: bufferLimit,
         overflowPolicy: policy,
-        statistics: statistics
+        statistics: statistics,
+        upstreamGate: upstreamGate,
+        downstreamGate: lane.gate
       )
     }
     self.lanes = lanes
@@ -114,7 +120,9 @@ public final class Partition<Event: Sendable>: DisposableType, Sendable {
         },
         finished: {
           for delivery in deliveries { delivery.finish() }
-        }
+        },
+        registered: nil,
+        pressure: upstreamGate
       )
     )
     self.upstream.withLock { $0 = observation }

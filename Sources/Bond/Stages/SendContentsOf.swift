@@ -5,6 +5,9 @@ extension EventProducer where Event: Sendable {
   /// delivered to every observer, then finishes this producer at the sequence's end and returns once
   /// the end is delivered. Cancellation or an error stops it without finishing (the error is thrown).
   ///
+  /// Flow control: before it pulls each element it waits, suspended, while this producer is not
+  /// writable (a `.backpressure` stage downstream is under pressure; see ``EventProducer/send(_:)``).
+  ///
   /// Cancellation takes effect at once, even while the task waits for another thread's delivery:
   /// the call throws `CancellationError` without waiting for the holder of the delivery rights. An
   /// element it had already queued may still be delivered, in its place in the order.
@@ -21,7 +24,10 @@ extension EventProducer where Event: Sendable {
   public func send<Sequence: AsyncSequence>(contentsOf sequence: Sequence) async throws
   where Sequence.Element == Event {
     var iterator = sequence.makeAsyncIterator()
-    while let element = try await iterator.next() {
+    // Flow control: waits while this producer is not writable before it pulls each element.
+    while true {
+      try await waitUntilWritable()
+      guard let element = try await iterator.next() else { break }
       try Task.checkCancellation()
       try await sendAwaitingDelivery(element)
     }

@@ -15,10 +15,13 @@ struct Inbox<Input> {
   @usableFromInline unowned let serializer: EventProducer<Input>
   /// The observation's disposables: the inbox's first, then the upstreams' as they are observed.
   @usableFromInline let disposables: CompositeDisposable
+  /// The pressure of the stage downstream (flow control), passed on to every upstream observed.
+  @usableFromInline let pressure: FlowGate?
 
   @inlinable
-  init(_ serializer: EventProducer<Input>) {
+  init(_ serializer: EventProducer<Input>, pressure: FlowGate?) {
     self.serializer = serializer
+    self.pressure = pressure
     disposables = CompositeDisposable()
   }
 
@@ -26,9 +29,9 @@ struct Inbox<Input> {
   /// inbox to it (``open(_:)``) and observes the upstreams, whose observers then hold the inbox.
   /// - Returns: the observation's disposable.
   @inlinable
-  static func observation(_ body: (Inbox) -> Void) -> any DisposableType {
+  static func observation(pressure: FlowGate?, _ body: (Inbox) -> Void) -> any DisposableType {
     let serializer = EventProducer<Input>()
-    let inbox = Inbox(serializer)
+    let inbox = Inbox(serializer, pressure: pressure)
     withExtendedLifetime(serializer) { body(inbox) }
     return inbox.disposables
   }
@@ -66,7 +69,8 @@ struct Inbox<Input> {
     let observer = EventObserver<Outer.Event>(
       { link.serializer.next(transform($0)) },
       finished: { link.outerEnded() },
-      registered: sender(registered)
+      registered: sender(registered),
+      pressure: pressure
     )
     disposables.add(outer.observe(with: observer))
   }

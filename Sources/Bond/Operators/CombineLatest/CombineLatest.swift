@@ -84,7 +84,8 @@ struct CombineLatestSource {
               serializer.next(position)
             },
             finished: inbox.sender(CombineLatestStateMachine.endedMarker(position: position)),
-            registered: inbox.sender(registered)
+            registered: inbox.sender(registered),
+            pressure: inbox.pressure
           )
         )
       }

@@ -49,7 +49,7 @@ extension Array where Element == CombineLatestSource {
       layout.size == MemoryLayout<Sink.Event>.size && layout.alignment == MemoryLayout<Sink.Event>.alignment,
       "\(name): the tuple layout differs from the compiler's"
     )
-    return Inbox.observation { inbox in
+    return Inbox.observation(pressure: observer.pressure) { inbox in
       let sink = Sink(slots: parts.map(\.slot), inbox: inbox, observer: observer)
       inbox.open { sink.receive($0) }
       for (position, part) in parts.enumerated() {

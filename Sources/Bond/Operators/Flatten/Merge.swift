@@ -116,7 +116,8 @@ final class MergeSink<Inner: EventProducerType>: InboxSink {
           with: EventObserver(
             { serializer.next(.event($0)) },
             finished: inbox.sender(.innerEnded),
-            registered: inbox.sender(innerRegistered)
+            registered: inbox.sender(innerRegistered),
+            pressure: inbox.pressure
           )
         )
       )
@@ -138,7 +139,7 @@ final class MergeSink<Inner: EventProducerType>: InboxSink {
     transform: @escaping (Outer.Event) -> Inner,
     observer: EventObserver<Inner.Event>
   ) -> any DisposableType {
-    Inbox.observation { inbox in
+    Inbox.observation(pressure: observer.pressure) { inbox in
       open(inbox, registrations: 1, retainsInners: true, countsInnerRegistrations: false, observer)
       let registered: Input? = observer.registered == nil ? nil : .registered
       inbox.observeOuter(outer, { .inner(transform($0)) }, ended: .outerEnded, registered: registered)
@@ -149,7 +150,7 @@ final class MergeSink<Inner: EventProducerType>: InboxSink {
   /// last of them, so the observation ends once each has ended, or at once when there are none.
   @inlinable
   static func observe(_ producers: [Inner], observer: EventObserver<Inner.Event>) -> any DisposableType {
-    Inbox.observation { inbox in
+    Inbox.observation(pressure: observer.pressure) { inbox in
       let registrations = Swift.max(producers.count, 1)
       open(inbox, registrations: registrations, retainsInners: false, countsInnerRegistrations: true, observer)
       for producer in producers { inbox.serializer.next(.inner(producer)) }

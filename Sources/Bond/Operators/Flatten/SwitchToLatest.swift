@@ -78,7 +78,9 @@ final class SwitchToLatestSink<Inner: EventProducerType>: InboxSink {
       current.otherDisposable = inner.observe(
         with: EventObserver(
           { link.serializer.next(.event($0, generation: link.generation)) },
-          finished: { link.ended() }
+          finished: { link.ended() },
+          registered: nil,
+          pressure: output.inbox.pressure
         )
       )
       _ = released  // released here, after its observation was disposed
@@ -100,7 +102,7 @@ final class SwitchToLatestSink<Inner: EventProducerType>: InboxSink {
     transform: @escaping (Outer.Event) -> Inner,
     observer: EventObserver<Inner.Event>
   ) -> any DisposableType {
-    Inbox.observation { inbox in
+    Inbox.observation(pressure: observer.pressure) { inbox in
       let current = SerialDisposable()
       let sink = SwitchToLatestSink(inbox: inbox, current: current, observer: observer)
       inbox.open { sink.receive($0) }

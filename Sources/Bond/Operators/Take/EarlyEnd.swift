@@ -32,7 +32,8 @@ func observeEndingEarly<Upstream: EventProducerType>(
       { observation.receive($0) },
       // Always observed: the holder must report `isDisposed` after the upstream's end.
       finished: { observation.upstreamEnded() },
-      registered: observer.registered == nil ? nil : { observation.registrationEnded() }
+      registered: observer.registered == nil ? nil : { observation.registrationEnded() },
+      pressure: observer.pressure
     )
   )
   return observation.holder

@@ -34,7 +34,7 @@ public struct TakeUntil<Upstream: EventProducerType, Trigger: EventProducerType>
   public func observe(with observer: EventObserver<Upstream.Event>) -> any DisposableType {
     let upstream = self.upstream
     let trigger = self.trigger
-    return Inbox<TakeUntilInput<Upstream.Event>>.observation { inbox in
+    return Inbox<TakeUntilInput<Upstream.Event>>.observation(pressure: observer.pressure) { inbox in
       // Touched only inside the inbox's deliveries, which are never concurrent.
       var machine = TakeUntilStateMachine(registeredDue: observer.registered != nil)
       inbox.open { input in
@@ -56,7 +56,8 @@ public struct TakeUntil<Upstream: EventProducerType, Trigger: EventProducerType>
           with: EventObserver(
             { serializer.next(.event($0)) },
             finished: inbox.sender(.upstreamEnded),
-            registered: inbox.sender(observer.registered == nil ? nil : .registered)
+            registered: inbox.sender(observer.registered == nil ? nil : .registered),
+            pressure: inbox.pressure  // the trigger sends no event downstream: not put under pressure
           )
         )
       )

@@ -1,0 +1,84 @@
+import Synchronization
+
+// Flow control on the producer side: whether it may be sent to (`isWritable`, `writability`), and
+// the async senders that wait while it may not (`send(_:)`, and `send(contentsOf:)` before each
+// element). How the pressure gets here: `FlowGate.swift`.
+
+extension EventProducer {
+  /// This producer's gate, created with the first call (a finished producer's at once finished).
+  @usableFromInline
+  var gate: FlowGate {
+    if let existing = flowGate.load() { return existing }
+    let gate = flowGate.storeIfNil(FlowGate())
+    // A finish() that read no gate before this one was stored is seen here.
+    if isFinished { gate.finish() }
+    return gate
+  }
+
+  /// Whether an async sender may send now without waiting: `false` while a `.backpressure` stage
+  /// that one of this producer's observations reaches without crossing another stage is under
+  /// pressure (see <doc:FlowControlGuide>). A finished producer is writable.
+  ///
+  /// `next(_:)` never waits, whatever this says: a synchronous source that can pause (a socket's
+  /// reads, a broker consumer) observes ``writability`` and pauses while it is `false`.
+  public var isWritable: Bool {
+    guard let gate = flowGate.load() else { return true }
+    return gate.isWritable || isFinished
+  }
+
+  /// ``isWritable`` as a stream: the current value at once, then each change.
+  ///
+  /// A change is delivered on the thread that made it (the stage's drain releasing its pressure,
+  /// or a sender filling it), serialized like any producer's events and never inside a lock; each
+  /// observer receives the value current when the change reaches it, never the same value twice
+  /// in a row, and the last one it receives is the current one.
+  ///
+  /// ```swift
+  /// source.writability.observe { writable in writable ? socket.resumeReads() : socket.pauseReads() }
+  /// ```
+  public var writability: AnyEventProducer<Bool> {
+    let gate = self.gate
+    return gate.writabilityChanges.map { _ in gate.isWritable }.distinct().eraseToAnyEventProducer()
+  }
+}
+
+extension EventProducer where Event: Sendable {
+  /// Sends `event` once this producer is writable, and returns once it has been delivered to every
+  /// observer (a `deliverOn` stage's observer: once it is in the stage's buffer).
+  ///
+  /// ```swift
+  /// for try await record in socket.records { try await events.send(record) }
+  /// ```
+  ///
+  /// While the producer is not writable (a `.backpressure` stage downstream is under pressure) the
+  /// task waits, suspended: no thread is blocked, nothing spins. Cancelling the task resumes it at
+  /// once with `CancellationError`; the event is then not sent, and the producer is not finished.
+  /// On a finished producer it returns without delivering, as `next` does.
+  /// - Throws: `CancellationError` when the task is cancelled before the event is sent.
+  @inlinable
+  public func send(_ event: Event) async throws {
+    try await waitUntilWritable()
+    try await sendAwaitingDelivery(event)
+  }
+
+  /// Returns once this producer is writable (at once when it is), or throws `CancellationError`
+  /// when the task is cancelled first. Waits again when the producer is under pressure anew by the
+  /// time the task runs.
+  @usableFromInline
+  func waitUntilWritable() async throws {
+    while true {
+      try Task.checkCancellation()
+      guard !isFinished, let gate = flowGate.load(), gate.isPressured else { return }
+      let waiter = DeliveryWaiter()
+      try await withTaskCancellationHandler {
+        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+          guard waiter.suspend(continuation) else { return }  // cancelled first: resumed, throws
+          // Released meanwhile: nothing to wait for.
+          if !gate.waitForRelease(waiter) { waiter.delivered() }
+        }
+      } onCancel: {
+        waiter.cancel()
+      }
+    }
+  }
+}

@@ -1,0 +1,255 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import Bond
+
+// Flow control under concurrency (CONTRACT.md, "Flow control: lossless and bounded"): async and
+// sync senders at once, pressure through operators, across stages and through a partition,
+// disposal racing waiting senders. Every scenario runs under a watchdog (a sender that waits
+// forever fails the run). Run under
+// `swift test --scratch-path .build-tsan --sanitize=thread --filter FlowControlStressTests`.
+
+/// A consumer's ~2 µs of work per event, so that the senders outrun it and the stages fill.
+private func work() {
+  var x = 0
+  for i in 0..<400 { x &+= i &* i }
+  if x == 42 { print(x) }
+}
+
+/// Each sender's events, in the order the consumer received them, and the most events seen waiting.
+private final class Tally: @unchecked Sendable {
+  // @unchecked: touched only under `lock`.
+  private let lock = NSLock()
+  private var bySender: [Int: [Int]] = [:]
+  private var total = 0
+  private(set) var mostBuffered = 0
+
+  func add(sender: Int, sequence: Int, buffered: Int) {
+    lock.lock()
+    bySender[sender, default: []].append(sequence)
+    total += 1
+    mostBuffered = Swift.max(mostBuffered, buffered)
+    lock.unlock()
+  }
+
+  var count: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return total
+  }
+
+  func sequences(of sender: Int) -> [Int] {
+    lock.lock()
+    defer { lock.unlock() }
+    return bySender[sender] ?? []
+  }
+}
+
+@Suite struct FlowControlStressTests {
+  /// Async senders only: nothing lost, each sender's order kept, and the stage never holds more
+  /// than `bufferLimit` plus the number of senders (rule 3).
+  @Test func asyncSendersKeepTheStageBounded() async {
+    await withWatchdog("asyncSendersKeepTheStageBounded", seconds: 120) {
+      let source = EventProducer<Int>()
+      let stats = DeliveryStatistics()
+      let tally = Tally()
+      let limit = 64
+      let senders = 4
+      let perSender = 3_000 * stressScale
+      let observation = source.deliverOn(
+        DispatchQueue(label: "flow.stress.bounded"),
+        bufferLimit: limit,
+        whenFull: .backpressure,
+        statistics: stats
+      ).observe { value in
+        tally.add(sender: value % senders, sequence: value / senders, buffered: stats.bufferedCount + 1)
+        work()
+      }
+      await withTaskGroup(of: Void.self) { group in
+        for sender in 0..<senders {
+          group.addTask {
+            for sequence in 0..<perSender { try? await source.send(sequence * senders + sender) }
+          }
+        }
+      }
+      #expect(waitUntil { tally.count == senders * perSender }, "\(tally.count) of \(senders * perSender)")
+      for sender in 0..<senders { #expect(tally.sequences(of: sender) == Array(0..<perSender)) }
+      #expect(tally.mostBuffered <= limit + senders, "held \(tally.mostBuffered), limit \(limit) + \(senders) senders")
+      #expect(stats.pressureCount > 0 && stats.droppedCount == 0)
+      observation.dispose()
+    }
+  }
+
+  /// Async senders and a synchronous thread at once: `next` never waits (the stage goes past its
+  /// limit by what it sends under pressure) and nothing is lost.
+  @Test func asyncAndSyncSendersAtOnceLoseNothing() async {
+    await withWatchdog("asyncAndSyncSendersAtOnceLoseNothing", seconds: 120) {
+      let source = EventProducer<Int>()
+      let tally = Tally()
+      let senders = 3
+      let perSender = 2_000 * stressScale
+      let observation = source.deliverOn(
+        DispatchQueue(label: "flow.stress.mixed"),
+        bufferLimit: 32,
+        whenFull: .backpressure
+      )
+      .observe { value in
+        tally.add(sender: value % (senders + 1), sequence: value / (senders + 1), buffered: 0)
+        work()
+      }
+      let syncDone = DispatchSemaphore(value: 0)
+      Thread.detachNewThread {
+        for sequence in 0..<perSender { source.next(sequence * (senders + 1) + senders) }
+        syncDone.signal()
+      }
+      await withTaskGroup(of: Void.self) { group in
+        for sender in 0..<senders {
+          group.addTask {
+            for sequence in 0..<perSender { try? await source.send(sequence * (senders + 1) + sender) }
+          }
+        }
+      }
+      syncDone.wait()
+      #expect(waitUntil { tally.count == (senders + 1) * perSender }, "\(tally.count) of \((senders + 1) * perSender)")
+      for sender in 0...senders { #expect(tally.sequences(of: sender) == Array(0..<perSender)) }
+      observation.dispose()
+    }
+  }
+
+  /// Pressure through combineLatest and merge to every source, each with its own async sender,
+  /// and across two stages in a row: every sender finishes, the last values arrive.
+  @Test func pressureThroughOperatorsAndTwoStages() async {
+    await withWatchdog("pressureThroughOperatorsAndTwoStages", seconds: 120) {
+      let a = EventProducer<Int>()
+      let b = EventProducer<Int>()
+      let c = EventProducer<Int>()
+      let perSender = 2_000 * stressScale
+      let merged = Tally()
+      let combined = Atomic<Int>(0)
+      let mergeObservation = merge([a, b])
+        .deliverOn(DispatchQueue(label: "flow.stress.stage1"), bufferLimit: 16, whenFull: .backpressure)
+        .deliverOn(DispatchQueue(label: "flow.stress.stage2"), bufferLimit: 16, whenFull: .backpressure)
+        .observe { value in
+          // a sends 0, 1, 2, ...; b sends -1, -2, -3, ...
+          merged.add(sender: value < 0 ? 1 : 0, sequence: value < 0 ? -value - 1 : value, buffered: 0)
+          work()
+        }
+      let combineObservation = combineLatest(b, c)
+        .deliverOn(DispatchQueue(label: "flow.stress.combine"), bufferLimit: 8, whenFull: .backpressure)
+        .observe { x, y in
+          // relaxed: read after waitUntil, which only needs it to be eventually seen.
+          if x == -perSender && y == perSender - 1 { combined.store(1, ordering: .relaxed) }
+          work()
+        }
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { for value in 0..<perSender { try? await a.send(value) } }
+        group.addTask { for value in 0..<perSender { try? await b.send(-value - 1) } }
+        group.addTask { for value in 0..<perSender { try? await c.send(value) } }
+      }
+      #expect(waitUntil { merged.count == 2 * perSender })
+      #expect(merged.sequences(of: 0) == Array(0..<perSender) && merged.sequences(of: 1) == Array(0..<perSender))
+      #expect(waitUntil { combined.load(ordering: .relaxed) == 1 }, "the last tuple arrived")
+      mergeObservation.dispose()
+      combineObservation.dispose()
+      #expect([a, b, c].allSatisfy { $0.isWritable })
+    }
+  }
+
+  /// A partition with one slow lane: the upstream is held back while it is full, every event
+  /// arrives in its lane, in order per key.
+  @Test func aSlowLaneHoldsThePartitionsUpstreamBack() async {
+    await withWatchdog("aSlowLaneHoldsThePartitionsUpstreamBack", seconds: 120) {
+      let source = EventProducer<Int>()
+      let stats = DeliveryStatistics()
+      let partition = source.partition(lanes: 2, bufferLimit: 32, whenFull: .backpressure, statistics: stats) { $0 % 4 }
+      let tally = Tally()
+      for lane in partition.lanes {
+        lane.observe { value in
+          tally.add(sender: value % 4, sequence: value / 4, buffered: stats.bufferedCount + 1)
+          if value % 4 == 0 { work() }
+        }
+      }
+      let perKey = 1_500 * stressScale
+      await withTaskGroup(of: Void.self) { group in
+        group.addTask { for value in 0..<(4 * perKey) where value % 2 == 0 { try? await source.send(value) } }
+        group.addTask { for value in 0..<(4 * perKey) where value % 2 == 1 { try? await source.send(value) } }
+      }
+      #expect(waitUntil { tally.count == 4 * perKey })
+      for key in 0..<4 { #expect(tally.sequences(of: key) == Array(0..<perKey)) }
+      #expect(tally.mostBuffered <= 2 * 32 + 2, "both lanes: at most their limits plus the senders")
+      partition.dispose()
+    }
+  }
+
+  /// Disposing a stage while senders wait on it releases them all (rule 5), whichever thread wins.
+  @Test func disposingAStageReleasesItsWaitingSenders() async {
+    await withWatchdog("disposingAStageReleasesItsWaitingSenders", seconds: 120) {
+      for _ in 0..<(50 * stressScale) {
+        let source = EventProducer<Int>()
+        let entered = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        let queue = DispatchQueue(label: "flow.stress.dispose")
+        let observation = source.deliverOn(queue, bufferLimit: 2, whenFull: .backpressure).observe { value in
+          if value == 0 {
+            entered.signal()
+            gate.wait()
+          }
+        }
+        source.next(0)
+        entered.wait()  // the consumer is stuck: the stage fills
+        source.next(1)
+        source.next(2)
+        await withTaskGroup(of: Void.self) { group in
+          for sender in 0..<3 { group.addTask { try? await source.send(10 + sender) } }
+          group.addTask {
+            try? await Task.sleep(for: .microseconds(Int.random(in: 0...500)))
+            observation.dispose()
+          }
+        }
+        gate.signal()
+        #expect(source.isWritable)
+      }
+    }
+  }
+
+  /// Cancelling waiting senders from another thread while the stage drains: each either sent its
+  /// event or threw CancellationError; nothing is delivered twice.
+  @Test func cancellationRacingTheRelease() async {
+    await withWatchdog("cancellationRacingTheRelease", seconds: 120) {
+      let source = EventProducer<Int>()
+      let received = Tally()
+      let observation = source.deliverOn(
+        DispatchQueue(label: "flow.stress.cancel"),
+        bufferLimit: 4,
+        whenFull: .backpressure
+      )
+      .observe { value in
+        received.add(sender: 0, sequence: value, buffered: 0)
+        work()
+      }
+      let sent = Counter()
+      let rounds = 300 * stressScale
+      await withTaskGroup(of: Void.self) { group in
+        for round in 0..<rounds {
+          let task = Task {
+            do {
+              try await source.send(round)
+              sent.increment()
+            } catch {}
+          }
+          group.addTask {
+            if round % 3 == 0 { task.cancel() }
+            await task.value
+          }
+        }
+      }
+      let expected = sent.count
+      #expect(waitUntil { received.count >= expected })
+      let values = received.sequences(of: 0)
+      #expect(Set(values).count == values.count, "nothing delivered twice")
+      #expect(values.count == expected, "exactly the sends that returned")
+      observation.dispose()
+    }
+  }
+}
