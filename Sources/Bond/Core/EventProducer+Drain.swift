@@ -70,7 +70,6 @@ import Synchronization
 // serialization. `Verification/Drain.pml` models this protocol, the hand-off included, and checks it
 // with spin.
 
-
 extension EventProducer {
   @inlinable
   func register(_ observer: EventObserver<Event>) -> any DisposableType {
