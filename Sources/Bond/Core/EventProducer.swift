@@ -122,7 +122,11 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// sends into this producer (`event`) and finishes it (`finished`), holding it weakly. Used by
   /// ``EventProducerType/share(replayLength:)`` to relay its upstream's end.
   @usableFromInline
-  init(replayLength: Int, managedBy producer: (EventObserver<Event>) -> (any DisposableType)?) {
+  init(
+    replayLength: Int,
+    relaysPressure: Bool = false,
+    managedBy producer: (EventObserver<Event>) -> (any DisposableType)?
+  ) {
     precondition(
       replayLength >= 0,
       "EventProducer(replayLength:producer:): replayLength must not be negative, got \(replayLength)"
@@ -140,7 +144,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
         { [weak self] event in self?.next(event) },
         finished: { [weak self] in self?.finish() },
         registered: nil,
-        pressure: gate
+        pressure: relaysPressure ? gate : nil
       )
     )
     lifecycle.withLock { $0.producerDisposable = disposable }
@@ -165,6 +169,8 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     }
     producerDisposable?.dispose()
     for disposable in disconnects { disposable.dispose() }
+    // Its `writability` observers end with it.
+    flowGate.load()?.changes.load()?.finish()
   }
 
   /// The number of observations that are registered and not disposed.
@@ -196,7 +202,9 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   public func finish() {
     // acquiringAndReleasing: one winner queues the end.
     guard !finishRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    // A finished producer is writable: its waiting senders go on (and find it finished).
+    // A finished producer is writable: its waiting senders go on (and find it finished). The fence
+    // pairs with the one in `gate` (a gate created meanwhile sees the flag).
+    atomicMemoryFence(ordering: .sequentiallyConsistent)
     flowGate.load()?.finish()
     if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
       endDraining()

@@ -10,7 +10,9 @@ extension EventProducer {
   var gate: FlowGate {
     if let existing = flowGate.load() { return existing }
     let gate = flowGate.storeIfNil(FlowGate())
-    // A finish() that read no gate before this one was stored is seen here.
+    // A finish() that read no gate before this one was stored is seen here: with the fence in
+    // finish(), at least one of the two sees the other's store (the store-buffer pattern).
+    atomicMemoryFence(ordering: .sequentiallyConsistent)
     if isFinished { gate.finish() }
     return gate
   }
@@ -78,6 +80,7 @@ extension EventProducer where Event: Sendable {
         }
       } onCancel: {
         waiter.cancel()
+        gate.forget(waiter)
       }
     }
   }

@@ -113,6 +113,8 @@ final class FlowGate: Sendable {
   /// Lists `dependent`, and puts it under pressure at once if this gate is.
   @usableFromInline
   func addDependent(_ dependent: FlowGate) {
+    // A gate never holds itself back (a `share` fed back into itself through `flatMap`).
+    guard dependent !== self else { return }
     let raise = state.withLock { state -> Bool in
       state.dependents.append(dependent)
       return state.count > 0
@@ -140,6 +142,13 @@ final class FlowGate: Sendable {
       state.waiters.append(waiter)
       return true
     }
+  }
+
+  /// Forgets a waiter whose task was cancelled (it resumed itself), so that waiters cancelled
+  /// while the pressure lasts do not pile up.
+  @usableFromInline
+  func forget(_ waiter: DeliveryWaiter) {
+    state.withLock { state in state.waiters.removeAll { $0 === waiter } }
   }
 
   /// Keeps `wake` for the release and returns `true`; returns `false` (keeping nothing) when the

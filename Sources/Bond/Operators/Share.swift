@@ -21,6 +21,10 @@ extension EventProducerType {
   @inlinable
   public func share(replayLength: Int = 0) -> EventProducer<Event> {
     precondition(replayLength >= 0, "share(replayLength:): replayLength must not be negative, got \(replayLength)")
-    return EventProducer(replayLength: replayLength, managedBy: { sink in self.observe(with: sink) })
+    return EventProducer(
+      replayLength: replayLength,
+      relaysPressure: true,
+      managedBy: { sink in self.observe(with: sink) }
+    )
   }
 }

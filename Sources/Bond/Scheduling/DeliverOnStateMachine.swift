@@ -67,7 +67,10 @@ struct DeliverOnStateMachine<Event: Sendable> {
 
   @usableFromInline
   enum ReceiveAction {
+    /// Nothing to do: the event was ignored (disposed, ended), or nothing was due.
     case none
+    /// The event waits in the buffer; a drain is already scheduled or running.
+    case queued
     /// The caller now owns the drain: it must schedule it (or run it, when on the scheduler).
     case startDrain
     /// The buffer was full and an event was dropped: the oldest one (to release outside the lock),
@@ -105,7 +108,7 @@ struct DeliverOnStateMachine<Event: Sendable> {
       underPressure = true
       return .pressure(startDrain: startsDrain)
     }
-    return startsDrain ? .startDrain : .none
+    return startsDrain ? .startDrain : .queued
   }
 
   /// `.backpressure`: whether taking an event out has brought the buffer down to the low

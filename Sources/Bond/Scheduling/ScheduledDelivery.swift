@@ -53,7 +53,9 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   ) {
     self.scheduler = scheduler
     self.statistics = statistics
-    self.isBounded = bufferLimit != .max
+    // A drain that may pause for its downstream takes one event at a time, so that it stops after
+    // the event in hand, not after a whole burst.
+    self.isBounded = bufferLimit != .max || downstreamGate != nil
     self.maxArrayCount = 0
     self.upstreamGate = upstreamGate
     self.downstreamGate = downstreamGate
@@ -85,7 +87,8 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   ) {
     self.scheduler = scheduler
     self.statistics = statistics
-    self.isBounded = bufferLimit != .max
+    // Bounded, or watched by a downstream gate: one array (at most `maxCount`) per step.
+    self.isBounded = bufferLimit != .max || observer.pressure != nil
     self.maxArrayCount = maxCount
     self.upstreamGate = upstreamGate
     self.downstreamGate = observer.pressure
@@ -97,7 +100,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
       overflowPolicy: overflowPolicy
     )
     machine.arrayObserver = UncheckedSendable(observer.event)
-    if bufferLimit != .max { machine.maxArrayCount = maxCount }
+    if isBounded { machine.maxArrayCount = maxCount }
     self.state = LockedState(machine)
   }
 
@@ -118,7 +121,18 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   @inlinable
   func send(_ event: Event, endsRegistration: Bool = false, onScheduler: Bool = false) {
     let action = state.withLock { $0.eventReceived(event, endsRegistration: endsRegistration) }
+    if let statistics { countBuffered(action, in: statistics) }
     perform(action, onScheduler: onScheduler)
+  }
+
+  /// `bufferedCount`: an event taken into the buffer counts once (a drop takes one out as it
+  /// puts one in, or keeps none); an ignored one (disposed, ended) not at all.
+  @inlinable
+  func countBuffered(_ action: Machine.ReceiveAction, in statistics: DeliveryStatistics) {
+    switch action {
+    case .queued, .startDrain, .pressure: statistics.recordBuffered(1)
+    case .none, .dropped: break
+    }
   }
 
   /// The locked half of ``send(_:endsRegistration:onScheduler:)``: queues `event` and returns what
@@ -162,16 +176,14 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   @inlinable
   func perform(_ action: Machine.ReceiveAction, onScheduler: Bool) {
     switch action {
-    case .none:
-      statistics?.recordBuffered(1)
+    case .none, .queued:
+      break
     case .startDrain:
-      statistics?.recordBuffered(1)
       if onScheduler { drain() } else { scheduleDrain() }
     case .dropped(let oldest):
       statistics?.recordDrop()
       _ = oldest  // released here, outside the lock
     case .pressure(let startDrain):
-      statistics?.recordBuffered(1)
       statistics?.recordPressure()
       // Outside the lock: the gate's transition reaches the producers upstream (their waiting
       // senders, their `writability` observers).
@@ -200,6 +212,11 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
       )
     )
     attach(observation)
+  }
+
+  deinit {
+    // Gone without a dispose() or an end (nothing else holds it): no sender waits on it any more.
+    if let upstreamGate, state.withLock({ $0.releasesPressureAtEnd() }) { upstreamGate.release() }
   }
 
   /// What a stage that stops (disposed, or ended) owes its counters and its gate: the waiting events
