@@ -101,6 +101,35 @@ import Testing
     #expect([a, b, c, d, e].allSatisfy { $0.isWritable }, "all released once drained")
   }
 
+  /// zip holds at most 1,024 unmatched events of a source when a `.backpressure` stage is
+  /// downstream: a source far ahead of the others is held back until it is matched down to 512.
+  @Test func zipHoldsBackASourceFarAheadOfTheOthers() {
+    let clock = TestScheduler()
+    let fast = EventProducer<Int>()
+    let silent = EventProducer<Int>()
+    let received = Recorder<Int>()
+    fast.zipWith(silent).deliverOn(clock, bufferLimit: 10_000, whenFull: .backpressure).observe { pair in
+      received.add(pair.0)
+    }
+    for value in 0..<1_023 { fast.next(value) }
+    #expect(fast.isWritable)
+    fast.next(1_023)
+    #expect(!fast.isWritable && silent.isWritable, "1,024 unmatched: the fast source is held back, not the silent one")
+    for value in 0..<511 { silent.next(value) }
+    #expect(!fast.isWritable, "513 still unmatched")
+    silent.next(511)
+    #expect(fast.isWritable, "512 unmatched: released")
+    clock.run()
+    #expect(received.items == Array(0..<512))
+
+    // With no `.backpressure` stage downstream, zip holds nobody back.
+    let a = EventProducer<Int>()
+    let b = EventProducer<Int>()
+    a.zipWith(b).observe { _ in }
+    for value in 0..<2_000 { a.next(value) }
+    #expect(a.isWritable)
+  }
+
   @Test func pressureReachesTheOuterAndTheInnersOfMergeAndSwitch() {
     let clock = TestScheduler()
     let outer = EventProducer<EventProducer<Int>>()

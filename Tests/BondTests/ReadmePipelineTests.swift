@@ -17,18 +17,29 @@ final class Totals: @unchecked Sendable {
       for index in 0..<1_000 { continuation.yield("sensor\(index % 4) \(index)") }
       continuation.finish()
     }
+    let stats = DeliveryStatistics()
     let input = EventProducer<(key: String, value: Int)>()
-    let partition = input.partition(lanes: 2) { $0.key }
+    let partition = input.partition(lanes: 2, bufferLimit: 64, whenFull: .backpressure, statistics: stats) { $0.key }
     let totals = partition.lanes.map { lane in
       let sums = Totals()  // one per lane: a lane delivers one event at a time
       return lane.map { reading in sums.add(reading.value, to: reading.key) }
     }
     let printed = DispatchSemaphore(value: 0)
-    merge(totals).batches(on: DispatchQueue(label: "printer"), maxCount: 100).observe { batch in
-      print("\(batch.count) running totals, last: \(batch.last!)")
-    } finished: {
-      printed.signal()
-    }
+    let received = Recorder<String>()
+    merge(totals)
+      .batches(
+        on: DispatchQueue(label: "printer"),
+        maxCount: 100,
+        bufferLimit: 64,
+        whenFull: .backpressure,
+        statistics: stats
+      )
+      .observe { batch in
+        print("\(batch.count) running totals, last: \(batch.last!), waiting: \(stats.bufferedCount)")
+        batch.forEach(received.add)
+      } finished: {
+        printed.signal()
+      }
     try await input.send(
       contentsOf: lines.map { line in
         let parts = line.split(separator: " ")
@@ -36,5 +47,12 @@ final class Totals: @unchecked Sendable {
       }
     )
     printed.wait()
+    // Every reading arrived (nothing dropped), and each key's last running total is its sum.
+    let items = received.items
+    #expect(items.count == 1_000 && stats.droppedCount == 0 && stats.bufferedCount == 0)
+    for key in 0..<4 {
+      let expected = stride(from: key, to: 1_000, by: 4).reduce(0, +)
+      #expect(items.last { $0.hasPrefix("sensor\(key)=") } == "sensor\(key)=\(expected)")
+    }
   }
 }

@@ -58,7 +58,7 @@ struct CombineLatestSource {
   /// the end of its registration (as ``CombineLatestStateMachine/registeredMarker``, when
   /// `forwardsRegistered`) and its end (``CombineLatestStateMachine/endedMarker(position:)``).
   @usableFromInline typealias Observe = (
-    _ position: Int, _ inbox: Inbox<Int>, _ forwardsRegistered: Bool
+    _ position: Int, _ inbox: Inbox<Int>, _ forwardsRegistered: Bool, _ pressure: FlowGate?
   ) -> any DisposableType
 
   /// The upstream's replay length.
@@ -73,7 +73,7 @@ struct CombineLatestSource {
     replayLength = { upstream.replayLength }
     makeSlot = { layout in
       let queue = CombineLatestQueue<Upstream.Event>(offset: layout.append(Upstream.Event.self))
-      let observe: Observe = { position, inbox, forwardsRegistered in
+      let observe: Observe = { position, inbox, forwardsRegistered, pressure in
         // The closures hold the inbox and the queue: they live while the upstream can send.
         let serializer = inbox.serializer
         let registered = forwardsRegistered ? CombineLatestStateMachine.registeredMarker : nil
@@ -85,7 +85,7 @@ struct CombineLatestSource {
             },
             finished: inbox.sender(CombineLatestStateMachine.endedMarker(position: position)),
             registered: inbox.sender(registered),
-            pressure: inbox.pressure
+            pressure: pressure
           )
         )
       }

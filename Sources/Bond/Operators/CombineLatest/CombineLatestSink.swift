@@ -20,6 +20,13 @@ final class CombineLatestSink<Event>: TupleSink {
 
   deinit { tuple.release() }
 
+  /// Keeps one latest value per source: nothing to bound.
+  @inlinable
+  static var boundsUnmatched: Bool { false }
+
+  @inlinable
+  func hold(back sourceGates: [FlowGate]) {}
+
   @inlinable
   func receive(_ position: Int) {
     guard position >= 0 else { return receiveMarker(position) }

@@ -31,6 +31,13 @@ struct TupleStorage<Event> {
 protocol TupleSink<Event>: InboxSink where Input == Int {
   init(slots: [CombineLatestSlot], inbox: Inbox<Int>, observer: EventObserver<Event>)
   func receive(_ position: Int)
+  /// Flow control: whether the sink bounds the events it holds unmatched per source (`zip`), with
+  /// one gate per source that ``hold(back:)`` receives; `combineLatest` keeps one latest value per
+  /// source and has nothing to bound.
+  static var boundsUnmatched: Bool { get }
+  /// The gates of the sources, one per position (only when ``boundsUnmatched`` and a
+  /// `.backpressure` stage is downstream).
+  func hold(back sourceGates: [FlowGate])
 }
 
 extension Array where Element == CombineLatestSource {
@@ -51,10 +58,20 @@ extension Array where Element == CombineLatestSource {
     )
     return Inbox.observation(pressure: observer.pressure) { inbox in
       let sink = Sink(slots: parts.map(\.slot), inbox: inbox, observer: observer)
+      // Flow control through zip: each source gets a gate of its own, under pressure while the
+      // stage downstream is (a dependent of its gate) or while zip holds too many of its events.
+      var sourceGates: [FlowGate]?
+      if Sink.boundsUnmatched, let stage = observer.pressure {
+        let gates = parts.map { _ in FlowGate() }
+        for gate in gates { stage.addDependent(gate) }
+        sink.hold(back: gates)
+        sourceGates = gates
+      }
       inbox.open { sink.receive($0) }
       for (position, part) in parts.enumerated() {
         if inbox.disposables.isDisposed { break }  // ended at registration
-        inbox.disposables.add(part.observe(position, inbox, observer.registered != nil))
+        let pressure = sourceGates?[position] ?? inbox.pressure
+        inbox.disposables.add(part.observe(position, inbox, observer.registered != nil, pressure))
       }
     }
   }

@@ -7,6 +7,12 @@ final class ZipSink<Event>: TupleSink {
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
   @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
   @exclusivity(unchecked) @usableFromInline var machine: ZipStateMachine
+  /// Flow control (a `.backpressure` stage downstream): each source's gate, and the stage's gate
+  /// they depend on. Set once, before the first event.
+  @exclusivity(unchecked) @usableFromInline var sourceGates: [FlowGate]?
+  @usableFromInline let stagePressure: FlowGate?
+  /// Which sources this sink holds back (too many of their events unmatched).
+  @exclusivity(unchecked) @usableFromInline var heldBack: [Bool]
 
   @inlinable
   init(slots: [CombineLatestSlot], inbox: Inbox<Int>, observer: EventObserver<Event>) {
@@ -14,14 +20,58 @@ final class ZipSink<Event>: TupleSink {
     tuple = TupleStorage(slots: slots)
     registered = observer.registered
     machine = ZipStateMachine(sourceCount: slots.count)
+    stagePressure = observer.pressure
+    heldBack = Array(repeating: false, count: slots.count)
   }
 
-  deinit { tuple.release() }
+  deinit {
+    tuple.release()
+    // The observation is over: its sources are no longer held back, by it or by the stage.
+    if let sourceGates {
+      for (position, gate) in sourceGates.enumerated() {
+        if heldBack[position] { gate.release() }
+        stagePressure?.removeDependent(gate)
+      }
+    }
+  }
+
+  /// Holds at most this many unmatched events of a source before putting it under pressure (when
+  /// a `.backpressure` stage is downstream); released at half of it.
+  @inlinable
+  static var unmatchedLimit: Int { 1_024 }
+
+  @inlinable
+  static var boundsUnmatched: Bool { true }
+
+  @inlinable
+  func hold(back sourceGates: [FlowGate]) {
+    self.sourceGates = sourceGates
+  }
+
+  /// After `position`'s event was queued: holds the source back at the limit.
+  @inlinable
+  func holdBackIfFull(_ position: Int, gates: [FlowGate]) {
+    guard !heldBack[position], machine.pending[position] >= Self.unmatchedLimit else { return }
+    heldBack[position] = true
+    gates[position].raise()
+  }
+
+  /// After a tuple: lets go of the sources back down to half of the limit.
+  @inlinable
+  func releaseDrained(gates: [FlowGate]) {
+    for position in gates.indices where heldBack[position] && machine.pending[position] <= Self.unmatchedLimit / 2 {
+      heldBack[position] = false
+      gates[position].release()
+    }
+  }
 
   @inlinable
   func receive(_ position: Int) {
     guard position >= 0 else { return receiveMarker(position) }
-    guard machine.eventQueued(position: position) else { return }
+    guard machine.eventQueued(position: position) else {
+      if let sourceGates { holdBackIfFull(position, gates: sourceGates) }
+      return
+    }
     // Every upstream has an event queued: move the n-th of each into the tuple, then out of it.
     // By index, not `for slot in`: copying a slot out of the array retains its four closures.
     let slots = tuple.slots
@@ -29,6 +79,7 @@ final class ZipSink<Event>: TupleSink {
     let value = tuple.pointer.move()
     for index in slots.indices { slots[index].markCleared() }
     let ends = machine.tupleDelivered()
+    if let sourceGates { releaseDrained(gates: sourceGates) }
     output.observer(value)
     if ends { end() }
   }
