@@ -156,6 +156,52 @@ private final class Tally: @unchecked Sendable {
     }
   }
 
+  /// Pressure through each kind of operator, with async senders on every source at once: every
+  /// sender finishes (no sender waits forever on a stage that drains), the stage's consumer gets
+  /// the last event of each chain, and every source is writable once the stage has drained.
+  @Test func pressureThroughEveryKindOfOperator() async {
+    await withWatchdog("pressureThroughEveryKindOfOperator", seconds: 180) {
+      let perSender = 1_000 * stressScale
+      typealias Chain = (name: String, sources: [EventProducer<Int>], output: AnyEventProducer<Int>)
+      func chain(_ name: String, _ count: Int, _ make: ([EventProducer<Int>]) -> AnyEventProducer<Int>) -> Chain {
+        let sources = (0..<count).map { _ in EventProducer<Int>() }
+        return (name, sources, make(sources))
+      }
+      let chains: [Chain] = [
+        chain("map, filter, compactMap", 1) {
+          $0[0].map { $0 }.filter { _ in true }.compactMap { $0 }.eraseToAnyEventProducer()
+        },
+        chain("take", 1) { $0[0].take(perSender).eraseToAnyEventProducer() },
+        chain("zip", 2) { $0[0].zipWith($0[1]).map { $0.0 }.eraseToAnyEventProducer() },
+        chain("combineLatest", 2) { combineLatest($0[0], $0[1]).map { Swift.max($0, $1) }.eraseToAnyEventProducer() },
+        chain("withLatestFrom", 2) { $0[0].withLatestFrom($0[1].startWith(-1)).map { $0.0 }.eraseToAnyEventProducer() },
+        chain("share", 1) { $0[0].map { $0 }.share().eraseToAnyEventProducer() },
+        chain("flatMap(.latest)", 1) { sources in
+          let inner = sources[0]
+          return EventProducer<Int>(replayLength: 1).startWith(0).flatMap(.latest) { _ in inner }
+            .eraseToAnyEventProducer()
+        },
+      ]
+      for chain in chains {
+        let last = Atomic<Int>(-1)
+        let stage = DispatchQueue(label: "flow.stress.\(chain.name)")
+        let observation = chain.output.deliverOn(stage, bufferLimit: 16, whenFull: .backpressure).observe { value in
+          // relaxed: polled until it shows the last value.
+          last.store(value, ordering: .relaxed)
+          work()
+        }
+        await withTaskGroup(of: Void.self) { group in
+          for source in chain.sources {
+            group.addTask { for value in 0..<perSender { try? await source.send(value) } }
+          }
+        }
+        #expect(waitUntil { last.load(ordering: .relaxed) == perSender - 1 }, "\(chain.name): the last event arrived")
+        #expect(waitUntil { chain.sources.allSatisfy { $0.isWritable } }, "\(chain.name): released once drained")
+        observation.dispose()
+      }
+    }
+  }
+
   /// A partition with one slow lane: the upstream is held back while it is full, every event
   /// arrives in its lane, in order per key.
   @Test func aSlowLaneHoldsThePartitionsUpstreamBack() async {
