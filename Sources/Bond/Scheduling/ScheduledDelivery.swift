@@ -1,8 +1,9 @@
 import Synchronization
 
 /// Delivers events to one observer on a scheduler: in order, none lost (unless a buffer limit says
-/// otherwise), never two at once, nothing new once disposed. The engine of ``DeliverOn``, and the
-/// output side of ``Throttle`` and ``Debounce``.
+/// otherwise), never two at once, nothing new once disposed. The engine of ``DeliverOn``,
+/// ``Batches`` and ``Partition``, and the output side of ``Throttle``, ``Debounce``, ``Delay`` and
+/// ``TimedCollect``; its decisions are ``ScheduledDeliveryStateMachine``'s.
 ///
 /// Senders push into a buffer under a short lock; the first push into an idle delivery schedules
 /// one drain, which empties the buffer on the scheduler (whole batches in one lock in unbounded
@@ -20,7 +21,7 @@ import Synchronization
 /// - Note: thread-safe.
 @usableFromInline
 final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
-  @usableFromInline typealias Machine = DeliverOnStateMachine<Event>
+  @usableFromInline typealias Machine = ScheduledDeliveryStateMachine<Event>
 
   @usableFromInline let scheduler: S
   @usableFromInline let state: LockedState<Machine>
@@ -104,16 +105,10 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     self.state = LockedState(machine)
   }
 
-  /// Whether `dispose()` was called or the end delivered: the drain checks it before each delivery.
-  @inlinable
-  var isStopped: Bool {
-    disposedFlag.load(ordering: .acquiring)
-  }
-
   /// Disposed, or over: its end was delivered (the upstream ended: it finished or was deallocated),
-  /// on the scheduler after the last event.
+  /// on the scheduler after the last event. The drain checks it before each delivery.
   @inlinable
-  var isDisposed: Bool { isStopped }
+  var isDisposed: Bool { disposedFlag.load(ordering: .acquiring) }
 
   /// Queues `event` for delivery (from any thread). With `endsRegistration`, the `registered`
   /// callback is due right after it. With `onScheduler` (the caller is an action running on the

@@ -1,159 +1,127 @@
 /// The decisions of ``Throttle`` for one observation: when a window opens and ends, which event is
-/// delivered, and where the `registered` callback goes. Pure: the sink performs the actions
-/// (schedules the window's end, sends to the delivery) after releasing its lock.
+/// delivered, and where the `registered` callback goes. Pure: ``TimedSink`` performs the actions
+/// (schedules the window's end, hands events to the delivery) after releasing its lock.
 ///
-/// Each window has a generation number; the window-end action carries it, so a late action of a
-/// window that is over does nothing.
+/// Each window has a generation number; its end carries it, so a late end of a window that is over
+/// does nothing.
 ///
 /// `registered` placement: the events received before the upstream's registration ended come from
 /// the registration (its replay). If one of them is still pending when it ends, `registered` is due
 /// right after that event is delivered; if a live event replaces it first, right away (the
 /// registration then delivered nothing more).
 /// The end (``TimedStateMachine/ended()``): the pending latest event is due at once, then the end.
-/// Not thread-safe: the sink (`TimedSink`) keeps it in a `LockedState`.
+/// Not thread-safe: the sink keeps it in a `LockedState`.
 @usableFromInline
-struct ThrottleStateMachine<Event: Sendable>: Sendable {
+struct ThrottleStateMachine<Event: Sendable>: FlushingTimedStateMachine {
+  @usableFromInline typealias Input = Event
+
+  @usableFromInline
+  enum State: Sendable {
+    /// No window is open: the next event opens one.
+    case idle
+    /// A window is open: the cancel handle of its end (once stored), and the latest event of the
+    /// window, to deliver at its end (modes `latest`, `leadingAndLatest`).
+    case windowOpen(windowEnd: (any DisposableType)?, latest: PendingEvent<Event>?)
+    /// Disposed or ended: nothing more is decided.
+    case over
+  }
+
   @usableFromInline let mode: ThrottleMode
-  @usableFromInline var isWindowOpen = false
+  @usableFromInline var state = State.idle
   /// The generation of the current (or last) window.
   @usableFromInline var generation: UInt64 = 0
-  /// The action that ends the current window, to cancel on dispose.
-  @usableFromInline var windowEnd: (any DisposableType)?
-  /// The latest event of the window, to deliver at its end (modes `latest`, `leadingAndLatest`).
-  @usableFromInline var latest: Event?
-  /// `registered` waits for `latest`, a registration event, to be delivered.
-  @usableFromInline var registeredAwaitsLatest = false
-  @usableFromInline var isDisposed = false
 
   @inlinable
   init(mode: ThrottleMode) {
     self.mode = mode
   }
 
-  @usableFromInline
-  enum ReceiveAction: Sendable {
-    /// Nothing to do; the value (a replaced `latest`) is released outside the lock.
-    case none(released: Event?)
-    /// Open a window: schedule its end.
-    case openWindow(generation: UInt64)
-    /// Deliver the event now and open a window.
-    case deliverAndOpenWindow(Event, generation: UInt64)
-    /// `registered` is due now (a live event replaced the registration's pending event).
-    case registeredDue(released: Event?)
-  }
-
+  /// An event: it opens a window (delivered at once unless the mode is `latest`), or becomes the
+  /// window's latest (a replaced latest is released outside the lock), or is dropped (`leading`).
   @inlinable
-  mutating func eventReceived(_ event: Event) -> ReceiveAction {
-    guard !isDisposed else { return .none(released: nil) }
-    guard isWindowOpen else {
-      isWindowOpen = true
+  mutating func receive(_ event: Event) -> TimedReceiveAction<Event> {
+    switch state {
+    case .over:
+      return TimedReceiveAction()
+    case .idle:
       generation &+= 1
       if mode == .latest {
-        latest = event
-        return .openWindow(generation: generation)
+        state = .windowOpen(windowEnd: nil, latest: PendingEvent(event))
+        return TimedReceiveAction(schedule: generation)
       }
-      return .deliverAndOpenWindow(event, generation: generation)
+      state = .windowOpen(windowEnd: nil, latest: nil)
+      return TimedReceiveAction(deliver: event, schedule: generation)
+    case .windowOpen(let windowEnd, let replaced):
+      guard mode != .leading else { return TimedReceiveAction() }
+      state = .windowOpen(windowEnd: windowEnd, latest: PendingEvent(event))
+      return TimedReceiveAction(registeredDue: replaced?.endsRegistration ?? false, released: replaced?.event)
     }
-    guard mode != .leading else { return .none(released: nil) }
-    let replaced = latest
-    latest = event
-    if registeredAwaitsLatest {
-      registeredAwaitsLatest = false
-      return .registeredDue(released: replaced)
-    }
-    return .none(released: replaced)
   }
 
-  /// The upstream's registration ended. Returns whether `registered` is due now.
+  /// `registered` waits for the pending latest event, if any; else it is due now.
   @inlinable
   mutating func registrationEnded() -> Bool {
-    guard !isDisposed else { return false }
-    if latest != nil {
-      registeredAwaitsLatest = true
+    switch state {
+    case .over:
       return false
+    case .windowOpen(let windowEnd, var latest?):
+      latest.endsRegistration = true
+      state = .windowOpen(windowEnd: windowEnd, latest: latest)
+      return false
+    case .idle, .windowOpen(_, nil):
+      return true
     }
-    return true
+  }
+
+  @inlinable
+  var registeredAwaitsPending: Bool {
+    guard case .windowOpen(_, let latest?) = state else { return false }
+    return latest.endsRegistration
   }
 
   /// Stores the cancel handle of window `generation`'s end; returns it when it must be disposed
-  /// (disposed meanwhile, or that window is already over).
+  /// (disposed or ended meanwhile, or that window is already over).
   @inlinable
-  mutating func windowEndScheduled(_ disposable: any DisposableType, generation: UInt64) -> (any DisposableType)? {
-    guard !isDisposed, isWindowOpen, generation == self.generation else { return disposable }
-    windowEnd = disposable
+  mutating func timerScheduled(_ handle: any DisposableType, generation: UInt64) -> (any DisposableType)? {
+    guard case .windowOpen(let windowEnd, let latest) = state, generation == self.generation else { return handle }
+    if windowEnd != nil { preconditionFailure("Internal inconsistency") }  // one end per window
+    state = .windowOpen(windowEnd: handle, latest: latest)
     return nil
   }
 
-  @usableFromInline
-  enum EndAction: Sendable {
-    case none
-    /// Deliver the event; with `endsRegistration`, `registered` is due right after it.
-    case deliver(Event, endsRegistration: Bool)
-    /// Deliver the event (as above) and open a new window (mode `leadingAndLatest`).
-    case deliverAndOpenWindow(Event, endsRegistration: Bool, generation: UInt64)
-  }
-
-  /// The end of window `generation` is due.
-  @inlinable
-  mutating func windowEnded(generation: UInt64) -> EndAction {
-    guard !isDisposed, isWindowOpen, generation == self.generation else { return .none }
-    windowEnd = nil
-    let endsRegistration = registeredAwaitsLatest
-    registeredAwaitsLatest = false
-    guard let event = latest else {
-      isWindowOpen = false
-      return .none
-    }
-    latest = nil
-    if mode == .leadingAndLatest {
-      // The delivered event opens the next window (as RxSwift's `throttle(latest: true)`).
-      self.generation &+= 1
-      return .deliverAndOpenWindow(event, endsRegistration: endsRegistration, generation: self.generation)
-    }
-    isWindowOpen = false
-    return .deliver(event, endsRegistration: endsRegistration)
-  }
-
-  /// Disposed: returns the window's end to cancel and the pending event to release (outside the lock).
-  @inlinable
-  mutating func disposed() -> (timer: (any DisposableType)?, dropped: Event?) {
-    defer {
-      isDisposed = true
-      windowEnd = nil
-      latest = nil
-      registeredAwaitsLatest = false
-    }
-    return (windowEnd, latest)
-  }
-}
-
-extension ThrottleStateMachine: FlushingTimedStateMachine {
-  @inlinable
-  var registeredAwaitsPending: Bool { registeredAwaitsLatest }
-
-  @inlinable
-  mutating func receive(_ event: Event) -> TimedReceiveAction<Event> {
-    switch eventReceived(event) {
-    case .none(let released): return TimedReceiveAction(released: released)
-    case .openWindow(let generation): return TimedReceiveAction(schedule: generation)
-    case .deliverAndOpenWindow(let event, let generation):
-      return TimedReceiveAction(deliver: event, schedule: generation)
-    case .registeredDue(let released): return TimedReceiveAction(registeredDue: true, released: released)
-    }
-  }
-
-  @inlinable
-  mutating func timerScheduled(_ disposable: any DisposableType, generation: UInt64) -> (any DisposableType)? {
-    windowEndScheduled(disposable, generation: generation)
-  }
-
+  /// The end of window `generation`: its latest event is delivered (in `leadingAndLatest` mode it
+  /// opens the next window, as RxSwift's `throttle(latest: true)`), or the window closes.
   @inlinable
   mutating func fire(generation: UInt64) -> TimedFireAction<Event> {
-    switch windowEnded(generation: generation) {
-    case .none: return TimedFireAction()
-    case .deliver(let event, let endsRegistration): return TimedFireAction(deliver: (event, endsRegistration))
-    case .deliverAndOpenWindow(let event, let endsRegistration, let next):
-      return TimedFireAction(deliver: (event, endsRegistration), schedule: next)
+    switch state {
+    case .over:
+      return TimedFireAction()
+    case .idle:
+      // The window of this generation was closed by its own end: no window ends twice.
+      if generation == self.generation { preconditionFailure("Internal inconsistency") }
+      return TimedFireAction()
+    case .windowOpen(_, let latest):
+      guard generation == self.generation else { return TimedFireAction() }
+      guard let latest else {
+        state = .idle
+        return TimedFireAction()
+      }
+      guard mode == .leadingAndLatest else {
+        state = .idle
+        return TimedFireAction(deliver: (latest.event, latest.endsRegistration))
+      }
+      self.generation &+= 1
+      state = .windowOpen(windowEnd: nil, latest: nil)
+      return TimedFireAction(deliver: (latest.event, latest.endsRegistration), schedule: self.generation)
     }
+  }
+
+  /// Disposed (or ended, see ``FlushingTimedStateMachine``): the window's end to cancel and the
+  /// pending event to release (outside the lock).
+  @inlinable
+  mutating func disposed() -> (timer: (any DisposableType)?, dropped: Event?) {
+    defer { state = .over }
+    guard case .windowOpen(let windowEnd, let latest) = state else { return (nil, nil) }
+    return (windowEnd, latest?.event)
   }
 }
