@@ -69,6 +69,15 @@ let package = Package(
       ],
       path: "Benchmarks/BondLatency"
     ),
+    // S19 flow control: one case per process, so each case's peak memory is its own (perf/flow).
+    .executableTarget(
+      name: "BondFlow",
+      dependencies: [
+        .product(name: "Bond", package: "Bond"),
+        .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+      ],
+      path: "Benchmarks/BondFlow"
+    ),
     // Scale curves: cost per event against observers, replay, chain length, arity (perf/curves).
     .executableTarget(
       name: "BondCurves",

@@ -392,30 +392,41 @@ import Testing
 
   @Test func stateMachineRetainsInnersUntilTheOuterEnds() {
     var machine = MergeStateMachine<Int>(registrations: 1, retainsInners: true)
-    machine.innerReceived(1)
-    machine.innerReceived(2)
+    _ = machine.innerReceived(1)
+    _ = machine.innerReceived(2)
     #expect(machine.retained == [1, 2])
     #expect(machine.registrationFinished() == true)
     let ended = machine.outerEnded()
     #expect(ended.released == [1, 2] && !ended.ends)
-    machine.innerReceived(3)
+    _ = machine.innerReceived(3)
     #expect(machine.retained.isEmpty)
   }
 
   @Test func stateMachineEndsWhenTheOuterAndEveryInnerHaveEnded() {
     var machine = MergeStateMachine<Int>(registrations: 1, retainsInners: true)
-    machine.innerReceived(1)
-    machine.innerReceived(2)
-    #expect(machine.innerEnded() == false, "an inner's end alone ends nothing")
+    _ = machine.innerReceived(1)
+    _ = machine.innerReceived(2)
+    #expect(machine.innerEnded().ends == false, "an inner's end alone ends nothing")
     #expect(machine.outerEnded().ends == false, "the other inner is still live")
-    #expect(machine.innerEnded() == true)
+    #expect(machine.innerEnded().ends == true)
+  }
+
+  @Test func stateMachineWithAMaximumObservesTheWaitingInnersInTurn() {
+    var machine = MergeStateMachine<Int>(registrations: 1, retainsInners: true, maxConcurrent: 2)
+    #expect(machine.innerReceived(1) == 1 && machine.innerReceived(2) == 2)
+    #expect(machine.innerReceived(3) == nil, "two observed: the third waits its turn")
+    #expect(machine.outerEnded().ends == false)
+    let first = machine.innerEnded()
+    #expect(first.next == 3 && !first.ends, "the third takes the place of the one that ended")
+    #expect(machine.innerEnded().ends == false)
+    #expect(machine.innerEnded().ends == true, "the outer and every inner have ended")
     var empty = MergeStateMachine<Int>(registrations: 1, retainsInners: true)
     #expect(empty.outerEnded().ends == true, "an outer that ends without any inner ends at once")
   }
 
   @Test func stateMachineOfAnArrayCountsEveryRegistration() {
     var machine = MergeStateMachine<Int>(registrations: 3, retainsInners: false)
-    machine.innerReceived(1)
+    _ = machine.innerReceived(1)
     #expect(machine.retained.isEmpty)
     #expect(machine.registrationFinished() == false)
     #expect(machine.registrationFinished() == false)

@@ -83,23 +83,57 @@ extension EventProducer {
     liveObservations.add(1, ordering: .relaxed)
     if isManaged { retainWhileObserved() }
     // Budget 0: `observe` performs its own registration and replay, nothing queued by others.
-    if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
-      registerDraining(box)
-      finishDraining(accounted: 1, budget: 0)
-    } else {
-      submitContended(.register(box), budget: 0)
-    }
+    submit(.register(box), budget: 0)
     return observation
   }
 
+  /// The one way to take the delivery rights: performs `work` at once when the producer is idle
+  /// (compare-exchange `wip` 0 → 1), then gives the rights back, performing at most `budget` items
+  /// queued by others meanwhile; else queues it behind the holder (``submitContended(_:budget:)``).
+  // Always inlined, so that for `next` the work enum folds away: one compare-exchange, the
+  // delivery, one subtraction, as before.
+  @inlinable @inline(__always)
+  func submit(_ work: Work, budget: Int = drainHandOffLimit) {
+    if !performIfIdle(work, budget: budget) { submitContended(work, budget: budget) }
+  }
+
+  /// Performs `work` at once if the producer is idle (see ``submit(_:budget:)``); returns `false`,
+  /// doing nothing, when another thread (or this one, from inside a delivery) holds the rights.
+  @inlinable @inline(__always)
+  func performIfIdle(_ work: Work, budget: Int = drainHandOffLimit) -> Bool {
+    // acquiringAndReleasing: acquires the drainer-owned state the previous holder released.
+    guard wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else {
+      return false
+    }
+    tookRights()
+    perform(work)
+    finishDraining(accounted: 1, budget: budget)
+    return true
+  }
+
   /// Queues `work` behind the current holder of the delivery rights, or takes them if it has left;
-  /// then performs at most `budget` queued items (see "Bounded work for others").
+  /// then performs at most `budget` queued items (see "Bounded work for others"). A purge whose
+  /// thread takes the rights so is done at once (the producer was idle), before anything queued.
   @inlinable
   func submitContended(_ work: Work, budget: Int = drainHandOffLimit) {
     let sender = currentThreadID()
     pending.withLock { $0.queue.push(SentWork(work, sender: sender)) }
     if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
+      tookRights()
+      if case .purge = work { purgeDraining() }  // the queued `.purge` then finds nothing to do
       drainQueued(missed: 1, budget: budget)
+    }
+  }
+
+  /// Performs one work item (the holder of the delivery rights only).
+  @inlinable @inline(__always)
+  func perform(_ work: Work) {
+    switch work {
+    case .event(let event): deliverDraining(event)
+    case .register(let box): registerDraining(box)
+    case .purge: purgeDraining()
+    case .finish: endDraining()
+    case .resume(let waiter): waiter.delivered()
     }
   }
 
@@ -107,8 +141,12 @@ extension EventProducer {
   /// queued meanwhile, at most `budget` items, then hands the rest to a worker.
   @inlinable
   func finishDraining(accounted: Int, budget: Int = drainHandOffLimit) {
+    gaveRights()
     let missed = wip.wrappingSubtract(accounted, ordering: .acquiringAndReleasing).newValue
-    if missed != 0 { drainQueued(missed: missed, budget: budget) }
+    if missed != 0 {
+      tookRights()
+      drainQueued(missed: missed, budget: budget)
+    }
   }
 
   /// The drain loop of the thread holding the delivery rights, `missed` being the count it read
@@ -136,24 +174,21 @@ extension EventProducer {
         }
         let item = batch.pop().unsafelyUnwrapped
         if item.sender != thread { budget -= 1 }
-        switch item.work {
-        case .event(let event): deliverDraining(event)
-        case .register(let box): registerDraining(box)
-        case .purge: purgeDraining()
-        case .finish: endDraining()
-        case .resume(let waiter): waiter.delivered()
-        }
+        perform(item.work)
         // relaxed: a hint only; purgeDraining's exchange is what orders the purge after the flags.
         if purgeRequested.load(ordering: .relaxed) { purgeDraining() }
       }
+      gaveRights()
       missed = wip.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
       if missed == 0 { return }
+      tookRights()
     }
   }
 
   /// Delivers `event` to every registered observer that is not disposed, and records it for replay.
   @inlinable
   func deliverDraining(_ event: Event) {
+    checkRights()
     // After the end an event reaches nobody and enters no replay: the end cleared
     // `recordsReplay` and `observersCount`, so this costs no check of its own.
     if recordsReplay { replay.append(event) }
@@ -170,6 +205,7 @@ extension EventProducer {
   /// Delivers the replay to a new observer, then adds it to the observers.
   @inlinable
   func registerDraining(_ box: ObserverBox<Event>) {
+    checkRights()
     let observation = box.observation
     for offset in 0..<replay.count {
       if observation.disposed.load(ordering: .acquiring) { break }
@@ -194,6 +230,7 @@ extension EventProducer {
   /// disposes is queued (a later `next` then reaches nobody), and the buffer is stable meanwhile.
   @inlinable
   func endDraining() {
+    checkRights()
     hasEnded = true
     recordsReplay = false
     guard let observers else { return }
@@ -220,6 +257,7 @@ extension EventProducer {
   /// Removes and releases disposed observers.
   @inlinable
   func purgeDraining() {
+    checkRights()
     // acquiringAndReleasing: a disposer sets its observation's flag before it raises this one, so
     // every flag raised before the request this exchange takes is seen by the loads below. A
     // request raised after it is still queued as `.purge` (or finds the producer idle).
@@ -250,19 +288,10 @@ extension EventProducer {
     liveObservers.subtract(1, ordering: .relaxed)
     liveObservations.subtract(1, ordering: .relaxed)
     // Budget 0: `dispose()` delivers no event; what others queued goes to a worker.
-    if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
-      purgeDraining()
-      finishDraining(accounted: 1, budget: 0)
-    } else {
+    if !performIfIdle(.purge, budget: 0) {
       // releasing: the flag set before this is visible to the drainer whose exchange takes it.
       purgeRequested.store(true, ordering: .releasing)
-      let sender = currentThreadID()
-      pending.withLock { $0.queue.push(SentWork(.purge, sender: sender)) }
-      if wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 {
-        // The holder left meanwhile: purge at once (the queued `.purge` then finds nothing to do).
-        purgeDraining()
-        drainQueued(missed: 1, budget: 0)
-      }
+      submitContended(.purge, budget: 0)
     }
     if isManaged { releaseWhenUnobserved() }
   }

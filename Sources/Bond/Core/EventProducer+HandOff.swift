@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 // The hand-off of the delivery rights to a worker: see "Bounded work for others" in
 // `EventProducer+Drain.swift`.
@@ -17,6 +18,48 @@ extension EventProducer {
   @inlinable @inline(never)
   func handOff(missed: Int) {
     let worker = UncheckedSendable(self)
-    DispatchQueue.global().async { worker.value.drainQueued(missed: missed, budget: .max) }
+    gaveRights()
+    DispatchQueue.global().async {
+      worker.value.tookRights()
+      worker.value.drainQueued(missed: missed, budget: .max)
+    }
+  }
+}
+
+// A check where `@exclusivity(unchecked)` turns the compiler's off (RxSwift's
+// `SynchronizationTracker`): in debug builds, the thread that holds the delivery rights is recorded
+// when it takes them and cleared when it gives them back, and every function that touches the
+// drainer-owned state checks it is that thread. Compiled out of release builds (the `#if` is
+// resolved when Bond is built, also in its inlinable code), so `swift test` runs it and users pay
+// nothing.
+extension EventProducer {
+  /// Records this thread as the holder of the delivery rights (debug builds).
+  @inlinable @inline(__always)
+  func tookRights() {
+    #if DEBUG
+    // relaxed: `wip`'s acquiring-and-releasing operations order the holders; this only records.
+    let previous = rightsHolder.exchange(currentThreadID(), ordering: .relaxed)
+    precondition(previous == 0, "EventProducer: two threads took the delivery rights at once")
+    #endif
+  }
+
+  /// Clears the holder before the rights are given back (debug builds).
+  @inlinable @inline(__always)
+  func gaveRights() {
+    #if DEBUG
+    checkRights()
+    rightsHolder.store(0, ordering: .relaxed)
+    #endif
+  }
+
+  /// Stops if this thread does not hold the delivery rights (debug builds).
+  @inlinable @inline(__always)
+  func checkRights() {
+    #if DEBUG
+    precondition(
+      rightsHolder.load(ordering: .relaxed) == currentThreadID(),
+      "EventProducer: drainer-owned state touched by a thread that does not hold the delivery rights"
+    )
+    #endif
   }
 }

@@ -42,6 +42,10 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   @usableFromInline let purgeRequested = Atomic<Bool>(false)
   /// Set by the first `finish()` (``isFinished``); the end itself travels as `Work.finish`.
   @usableFromInline let finishRequested = Atomic<Bool>(false)
+  #if DEBUG
+  /// The thread that holds the delivery rights, 0 when none (debug builds: see `checkRights()`).
+  @usableFromInline let rightsHolder = Atomic<UInt>(0)
+  #endif
   /// Flow control: this producer's pressure (the `.backpressure` stages its observations reach),
   /// created when first needed, so that a producer nobody puts under pressure costs nothing.
   @usableFromInline let flowGate = AtomicLazyReference<FlowGate>()
@@ -185,13 +189,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// rights delivers it; a call from inside an observer is queued the same way.
   @inlinable
   public func next(_ event: Event) {
-    // acquiringAndReleasing: acquires the drainer-owned state the previous drainer released.
-    if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
-      deliverDraining(event)
-      finishDraining(accounted: 1)
-    } else {
-      submitContended(.event(event))
-    }
+    submit(.event(event))
   }
 
   /// Ends the stream: every observer registered before it receives every event sent before it,
@@ -206,12 +204,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     // pairs with the one in `gate` (a gate created meanwhile sees the flag).
     atomicMemoryFence(ordering: .sequentiallyConsistent)
     flowGate.load()?.finish()
-    if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
-      endDraining()
-      finishDraining(accounted: 1)
-    } else {
-      submitContended(.finish)
-    }
+    submit(.finish)
   }
 
   /// Whether ``finish()`` has been called (its end may still be on its way to the observers).

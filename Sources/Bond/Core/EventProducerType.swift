@@ -39,9 +39,19 @@ extension EventProducerType {
   }
 
   /// The default for a type that implements only ``observe(_:)``: see the requirement.
+  ///
+  /// A type must implement one of the two: each default calls the other. One that implements
+  /// neither stops at its first observation with a message naming it (rather than recursing until
+  /// the stack overflows).
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    let depth = DefaultObserveDepth.enter()
+    defer { DefaultObserveDepth.leave() }
+    precondition(
+      depth < DefaultObserveDepth.limit,
+      "EventProducerType: \(Self.self) implements neither observe(with:) nor observe(_:); implement one of them"
+    )
     let disposable = observe(observer.event)
     observer.registered?()
     return disposable

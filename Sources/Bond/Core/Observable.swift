@@ -92,9 +92,11 @@ extension EventProducer {
     }
     switch role {
     case .deliverNow:
-      deliverDraining(event)
+      tookRights()
+      perform(.event(event))
       finishDraining(accounted: 1)
     case .drain:
+      tookRights()
       drainQueued(missed: 1, budget: drainHandOffLimit)
     case .queued:
       break

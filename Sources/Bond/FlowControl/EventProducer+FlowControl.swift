@@ -59,15 +59,25 @@ extension EventProducer where Event: Sendable {
   /// - Throws: `CancellationError` when the task is cancelled before the event is sent.
   @inlinable
   public func send(_ event: Event) async throws {
+    try Task.checkCancellation()
     try await waitUntilWritable()
     try await sendAwaitingDelivery(event)
   }
 
-  /// Returns once this producer is writable (at once when it is), or throws `CancellationError`
-  /// when the task is cancelled first. Waits again when the producer is under pressure anew by the
-  /// time the task runs.
-  @usableFromInline
+  /// Returns at once when this producer is writable (no gate, not under pressure, or finished),
+  /// else waits (``waitWhileNotWritable()``). Inlinable: the writable case is two loads in the
+  /// caller's module.
+  @inlinable
   func waitUntilWritable() async throws {
+    guard let gate = flowGate.load(), gate.isPressured, !isFinished else { return }
+    try await waitWhileNotWritable()
+  }
+
+  /// Waits, suspended, until this producer is writable, or throws `CancellationError` when the
+  /// task is cancelled first. Waits again when the producer is under pressure anew by the time the
+  /// task runs.
+  @usableFromInline
+  func waitWhileNotWritable() async throws {
     while true {
       try Task.checkCancellation()
       guard !isFinished, let gate = flowGate.load(), gate.isPressured else { return }

@@ -40,13 +40,7 @@ extension EventProducer where Event: Sendable {
   /// cancelled: `CancellationError`).
   @inlinable
   func sendAwaitingDelivery(_ event: Event) async throws {
-    // acquiringAndReleasing: as in next(_:).
-    if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
-      deliverDraining(event)
-      finishDraining(accounted: 1)
-    } else {
-      try await submitAwaitingContended(.event(event))
-    }
+    if !performIfIdle(.event(event)) { try await submitAwaitingContended(.event(event)) }
   }
 
   /// ``finish()``, returning once every observer has received the end.
@@ -54,12 +48,7 @@ extension EventProducer where Event: Sendable {
   func finishAwaitingDelivery() async throws {
     // acquiringAndReleasing: one winner queues the end, as in finish().
     guard !finishRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged {
-      endDraining()
-      finishDraining(accounted: 1)
-    } else {
-      try await submitAwaitingContended(.finish)
-    }
+    if !performIfIdle(.finish) { try await submitAwaitingContended(.finish) }
   }
 
   /// Queues `work` and, right behind it, a `.resume` of this task, then suspends (no thread waits,
@@ -84,6 +73,7 @@ extension EventProducer where Event: Sendable {
         // Pushed before they are counted, as every submission (see the drain's notes).
         if wip.wrappingAdd(count, ordering: .acquiringAndReleasing).oldValue == 0 {
           // The holder left meanwhile: this task drains, and resumes itself on the way.
+          tookRights()
           drainQueued(missed: count, budget: drainHandOffLimit)
         }
       }

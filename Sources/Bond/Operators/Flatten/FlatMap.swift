@@ -4,6 +4,21 @@ public enum FlatMapStrategy: Sendable, Hashable {
   case latest
   /// Forward every inner producer's events (``EventProducerType/merge()``).
   case merge
+  /// Forward the inner producers one after another (``EventProducerType/concat()``).
+  case concat
+  /// Forward the events of at most `maxConcurrent` inner producers at once; the others wait their
+  /// turn (``EventProducerType/merge(maxConcurrent:)``). Written `.merge(maxConcurrent:)`.
+  case mergeLimited(maxConcurrent: Int)
+
+  /// ``EventProducerType/merge(maxConcurrent:)``: at most `maxConcurrent` inners observed at once.
+  /// - Precondition: `maxConcurrent` is at least 1.
+  public static func merge(maxConcurrent: Int) -> FlatMapStrategy {
+    precondition(
+      maxConcurrent >= 1,
+      "FlatMapStrategy.merge(maxConcurrent:): maxConcurrent must be at least 1, got \(maxConcurrent)"
+    )
+    return .mergeLimited(maxConcurrent: maxConcurrent)
+  }
 }
 
 /// The result of ``EventProducerType/flatMap(_:_:)``: each event transformed into a producer,
@@ -43,6 +58,10 @@ public struct FlatMap<Upstream: EventProducerType, Inner: EventProducerType>: Ev
       SwitchToLatestSink.observe(outer: upstream, transform: transform, observer: observer)
     case .merge:
       MergeSink.observe(outer: upstream, transform: transform, observer: observer)
+    case .concat:
+      MergeSink.observe(outer: upstream, transform: transform, maxConcurrent: 1, observer: observer)
+    case .mergeLimited(let maxConcurrent):
+      MergeSink.observe(outer: upstream, transform: transform, maxConcurrent: maxConcurrent, observer: observer)
     }
   }
 }

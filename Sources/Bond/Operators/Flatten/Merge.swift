@@ -19,10 +19,14 @@ public struct Merge<Upstream: EventProducerType>: EventProducerType where Upstre
 
   /// The producer of inner producers.
   @usableFromInline let upstream: Upstream
+  /// At most this many inners observed at once (``EventProducerType/merge(maxConcurrent:)``);
+  /// `Int.max` for ``EventProducerType/merge()``.
+  @usableFromInline let maxConcurrent: Int
 
   @inlinable
-  init(upstream: Upstream) {
+  init(upstream: Upstream, maxConcurrent: Int = .max) {
     self.upstream = upstream
+    self.maxConcurrent = maxConcurrent
   }
 
   /// The outer's replay length: each inner it replays is counted as one event (the inners' own
@@ -36,7 +40,7 @@ public struct Merge<Upstream: EventProducerType>: EventProducerType where Upstre
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    MergeSink.observe(outer: upstream, transform: { $0 }, observer: observer)
+    MergeSink.observe(outer: upstream, transform: { $0 }, maxConcurrent: maxConcurrent, observer: observer)
   }
 }
 
@@ -105,26 +109,14 @@ final class MergeSink<Inner: EventProducerType>: InboxSink {
     case .event(let event):
       output.observer(event)
     case .inner(let inner):
-      machine.innerReceived(inner)
-      // The inner's closures hold the inbox: it lives while an inner can send. A replay (and the
-      // end of an inner that has ended) is queued behind this delivery, so it keeps the order.
-      let inbox = output.inbox
-      let serializer = inbox.serializer
-      let innerRegistered: Input? = countsInnerRegistrations && registered != nil ? .registered : nil
-      inbox.disposables.add(
-        inner.observe(
-          with: EventObserver(
-            { serializer.next(.event($0)) },
-            finished: inbox.sender(.innerEnded),
-            registered: inbox.sender(innerRegistered),
-            pressure: inbox.pressure
-          )
-        )
-      )
+      // Observed now, or when an observed one ends (merge(maxConcurrent:)).
+      if let now = machine.innerReceived(inner) { observeInner(now) }
     case .registered:
       if machine.registrationFinished() { callRegistered() }
     case .innerEnded:
-      if machine.innerEnded() { end() }
+      let (next, ends) = machine.innerEnded()
+      if let next { observeInner(next) }
+      if ends { end() }
     case .outerEnded:
       let (released, ends) = machine.outerEnded()
       _ = released  // released here, outside any lock; their observations go on
@@ -132,15 +124,43 @@ final class MergeSink<Inner: EventProducerType>: InboxSink {
     }
   }
 
+  /// Observes an inner producer into the inbox.
+  @inlinable
+  func observeInner(_ inner: Inner) {
+    // The inner's closures hold the inbox: it lives while an inner can send. A replay (and the
+    // end of an inner that has ended) is queued behind this delivery, so it keeps the order.
+    let inbox = output.inbox
+    let serializer = inbox.serializer
+    let innerRegistered: Input? = countsInnerRegistrations && registered != nil ? .registered : nil
+    inbox.disposables.add(
+      inner.observe(
+        with: EventObserver(
+          { serializer.next(.event($0)) },
+          finished: inbox.sender(.innerEnded),
+          registered: inbox.sender(innerRegistered),
+          pressure: inbox.pressure
+        )
+      )
+    )
+  }
+
   /// Starts a merge observation of `outer`, each event `transform`ed into an inner producer.
   @inlinable
   static func observe<Outer: EventProducerType>(
     outer: Outer,
     transform: @escaping (Outer.Event) -> Inner,
+    maxConcurrent: Int = .max,
     observer: EventObserver<Inner.Event>
   ) -> any DisposableType {
     Inbox.observation(pressure: observer.pressure) { inbox in
-      open(inbox, registrations: 1, retainsInners: true, countsInnerRegistrations: false, observer)
+      open(
+        inbox,
+        registrations: 1,
+        retainsInners: true,
+        countsInnerRegistrations: false,
+        maxConcurrent: maxConcurrent,
+        observer
+      )
       let registered: Input? = observer.registered == nil ? nil : .registered
       inbox.observeOuter(outer, { .inner(transform($0)) }, ended: .outerEnded, registered: registered)
     }
@@ -166,11 +186,16 @@ final class MergeSink<Inner: EventProducerType>: InboxSink {
     registrations: Int,
     retainsInners: Bool,
     countsInnerRegistrations: Bool,
+    maxConcurrent: Int = .max,
     _ observer: EventObserver<Inner.Event>
   ) {
     let sink = MergeSink(
       inbox: inbox,
-      machine: MergeStateMachine(registrations: registrations, retainsInners: retainsInners),
+      machine: MergeStateMachine(
+        registrations: registrations,
+        retainsInners: retainsInners,
+        maxConcurrent: maxConcurrent
+      ),
       countsInnerRegistrations: countsInnerRegistrations,
       observer: observer
     )
@@ -190,6 +215,32 @@ extension EventProducerType where Event: EventProducerType {
   @inlinable
   public func merge() -> Merge<Self> {
     Merge(upstream: self)
+  }
+
+  /// ``merge()`` that observes at most `maxConcurrent` inner producers at once: the others wait
+  /// their turn, in order, and the next is observed when an observed one ends. Inners are hot:
+  /// what an inner sends before its turn is lost, except its replay. It ends when the outer and
+  /// every inner have ended. See <doc:MergeGuide>.
+  ///
+  /// ```swift
+  /// downloads.merge(maxConcurrent: 4).observe { chunk in write(chunk) }
+  /// ```
+  /// - Precondition: `maxConcurrent` is at least 1.
+  @inlinable
+  public func merge(maxConcurrent: Int) -> Merge<Self> {
+    precondition(maxConcurrent >= 1, "merge(maxConcurrent:): maxConcurrent must be at least 1, got \(maxConcurrent)")
+    return Merge(upstream: self, maxConcurrent: maxConcurrent)
+  }
+
+  /// The inner producers one after another: ``merge(maxConcurrent:)`` with 1. An inner waiting
+  /// its turn keeps its replay (a producer with a replay buffer loses nothing).
+  ///
+  /// ```swift
+  /// pages.concat().observe { page in append(page) }
+  /// ```
+  @inlinable
+  public func concat() -> Merge<Self> {
+    Merge(upstream: self, maxConcurrent: 1)
   }
 }
 

@@ -24,22 +24,34 @@ struct MergeStateMachine<Inner> {
   @usableFromInline var retainsInners: Bool
   /// Registrations not finished yet (the outer's, or each producer's of an array).
   @usableFromInline var unregistered: Int
-  /// Inner producers received that have not ended.
+  /// Inner producers observed that have not ended.
   @usableFromInline var liveInners = 0
   /// Whether the outer producer has ended (for an array: whether every producer has arrived).
   @usableFromInline var outerHasEnded = false
+  /// At most this many inners observed at once (`merge(maxConcurrent:)`; `Int.max` otherwise).
+  @usableFromInline let maxConcurrent: Int
+  /// Inners waiting their turn, in the order they arrived (kept alive until observed).
+  @usableFromInline var waiting = WorkQueue<Inner>()
 
   @inlinable
-  init(registrations: Int, retainsInners: Bool) {
+  init(registrations: Int, retainsInners: Bool, maxConcurrent: Int = .max) {
     unregistered = registrations
     self.retainsInners = retainsInners
+    self.maxConcurrent = maxConcurrent
   }
 
-  /// An inner producer arrived: the caller observes it (and stores the observation).
+  /// An inner producer arrived.
+  /// - Returns: the inner to observe now (the caller observes it and stores the observation), or
+  ///   `nil` when `maxConcurrent` are observed: it waits its turn.
   @inlinable
-  mutating func innerReceived(_ inner: Inner) {
-    liveInners += 1
+  mutating func innerReceived(_ inner: Inner) -> Inner? {
     if retainsInners { retained.append(inner) }
+    guard liveInners < maxConcurrent else {
+      waiting.push(inner)
+      return nil
+    }
+    liveInners += 1
+    return inner
   }
 
   /// A registration finished.
@@ -51,11 +63,13 @@ struct MergeStateMachine<Inner> {
   }
 
   /// An inner producer ended.
-  /// - Returns: true when the observation ends now (the outer and every inner have ended).
+  /// - Returns: the waiting inner whose turn it is now (to observe), and whether the observation
+  ///   ends now (the outer and every inner have ended).
   @inlinable
-  mutating func innerEnded() -> Bool {
+  mutating func innerEnded() -> (next: Inner?, ends: Bool) {
+    if let next = waiting.pop() { return (next, false) }
     liveInners -= 1
-    return outerHasEnded && liveInners == 0
+    return (nil, outerHasEnded && liveInners == 0)
   }
 
   /// The outer producer ended (or released its observer): stop keeping the inner producers alive.
@@ -66,6 +80,6 @@ struct MergeStateMachine<Inner> {
     retainsInners = false
     outerHasEnded = true
     defer { retained = [] }
-    return (retained, liveInners == 0)
+    return (retained, liveInners == 0 && waiting.isEmpty)
   }
 }

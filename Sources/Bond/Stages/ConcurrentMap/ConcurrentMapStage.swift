@@ -1,0 +1,176 @@
+import Synchronization
+
+/// One observation of `map(maxConcurrent:)`, `mapUnordered` or `tryMap`: the buffer of waiting
+/// events, at most `maxConcurrent` worker tasks that take them one after another and run the
+/// transform, and the delivery of the results, one at a time, on a worker's thread.
+///
+/// Workers are unstructured tasks on the global concurrent executor (`Task.detached`: the
+/// transforms never inherit the actor of the code that observed), started when events wait and
+/// fewer than `maxConcurrent` workers live; a worker takes events until none may be taken, then
+/// ends: under a steady load there is no task per event. The worker that finishes a result
+/// delivers it, and every result ready after it, unless another worker is delivering (that one
+/// then delivers it): one delivery at a time, in order for an ordered stage.
+///
+/// `dispose()` cancels the running workers (cooperative: a transform that ignores cancellation runs
+/// to its end, and its result is dropped), starts no new one, drops the waiting events and the
+/// results, and releases the stage's pressure; no delivery starts after it returns.
+/// - Note: thread-safe.
+@usableFromInline
+final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableType, @unchecked Sendable {
+  // @unchecked: the state is behind its lock; the observer's closures are called by one deliverer
+  // at a time (`isDelivering`), and `upstream` is written once, under the lock.
+  @usableFromInline typealias Machine = ConcurrentMapStateMachine<Input, Output>
+
+  @usableFromInline let state: LockedState<Machine>
+  @usableFromInline let transform: @Sendable (Input) async -> Output
+  @usableFromInline let observer: EventObserver<Output>
+  /// The stage's gate (its waiting events reached `bufferLimit`), passed upstream.
+  @usableFromInline let gate = FlowGate()
+  /// Set by the first `dispose()` or by the end; checked before each delivery.
+  @usableFromInline let stopped = Atomic<Bool>(false)
+  @usableFromInline let upstream = LockedState<(any DisposableType)?>(nil)
+
+  @inlinable
+  init(
+    maxConcurrent: Int,
+    bufferLimit: Int,
+    ordered: Bool,
+    observer: EventObserver<Output>,
+    transform: @escaping @Sendable (Input) async -> Output
+  ) {
+    state = LockedState(Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: ordered))
+    self.transform = transform
+    self.observer = observer
+  }
+
+  /// Observes `upstream` into this stage, with the stage's pressure.
+  @inlinable
+  func connect<Upstream: EventProducerType>(to upstream: Upstream) where Upstream.Event == Input {
+    let observation = upstream.observe(
+      with: EventObserver(
+        { self.received($0) },
+        finished: { self.upstreamEnded() },
+        registered: observer.registered == nil ? nil : { self.state.withLock { $0.registrationEnded() } },
+        pressure: gate
+      )
+    )
+    let late = self.upstream.withLock { slot -> Bool in
+      if isDisposed { return true }
+      slot = observation
+      return false
+    }
+    if late { observation.dispose() }
+  }
+
+  @inlinable
+  func received(_ input: Input) {
+    let actions = state.withLock { $0.eventReceived(input) }
+    perform(actions)
+  }
+
+  /// Raises or releases the gate, starts the workers (outside the lock).
+  @inlinable
+  func perform(_ actions: Machine.Actions) {
+    if let raise = actions.pressure {
+      if raise { gate.raise() } else { gate.release() }
+    }
+    for worker in actions.start { start(worker) }
+  }
+
+  @usableFromInline
+  func start(_ worker: Int) {
+    let task = Task.detached { [self] in await self.work(as: worker) }
+    if state.withLock({ $0.started(task, worker: worker) }) { task.cancel() }
+  }
+
+  /// A worker's loop: take an event, run the transform, deliver (or leave the result to the one
+  /// delivering), until nothing may be taken.
+  @usableFromInline
+  func work(as worker: Int) async {
+    while true {
+      if let downstream = observer.pressure, downstream.isPressured,
+        downstream.wakeOnRelease({ [self] in self.resume() })
+      {
+        state.withLock { $0.pause(worker: worker) }
+        return
+      }
+      var releases = false
+      let step = state.withLock { $0.take(worker: worker, releases: &releases) }
+      if releases { gate.release() }
+      switch step {
+      case .stop:
+        return
+      case .end:
+        return deliverEnd()
+      case .event(let sequence, let input):
+        let output = await transform(input)
+        if state.withLock({ $0.finished(output, sequence: sequence) }) { deliverReady() }
+      }
+    }
+  }
+
+  /// The downstream released its pressure: starts the workers it paused (or delivers the end).
+  @usableFromInline
+  func resume() {
+    let (actions, end) = state.withLock { $0.resumed() }
+    perform(actions)
+    if end { deliverEnd() }
+  }
+
+  /// Delivers the ready results one at a time (this thread holds the delivering role).
+  @usableFromInline
+  func deliverReady() {
+    while true {
+      switch state.withLock({ $0.nextDelivery() }) {
+      case .deliver(let output):
+        // acquiring: pairs with dispose()'s exchange; no delivery starts after it returned.
+        guard !stopped.load(ordering: .acquiring) else { continue }
+        observer.event(output)
+      case .registered:
+        guard !stopped.load(ordering: .acquiring) else { continue }
+        observer.registered?()
+      case .done(let actions):
+        return perform(actions)
+      }
+    }
+  }
+
+  @usableFromInline
+  func upstreamEnded() {
+    var releases = false
+    let end = state.withLock { $0.endReceived(releases: &releases) }
+    if releases { gate.release() }
+    if end { deliverEnd() }
+  }
+
+  /// The end, after every result: unless a `dispose()` won, calls `finished`; then lets go of the
+  /// upstream.
+  @usableFromInline
+  func deliverEnd() {
+    // acquiringAndReleasing: exactly one of this and a racing dispose() wins.
+    let isEnd = !stopped.exchange(true, ordering: .acquiringAndReleasing)
+    let observation = upstream.withLock { slot -> (any DisposableType)? in
+      defer { slot = nil }
+      return slot
+    }
+    observation?.dispose()
+    if isEnd { observer.finished?() }
+  }
+
+  @usableFromInline
+  var isDisposed: Bool { stopped.load(ordering: .acquiring) }
+
+  @usableFromInline
+  func dispose() {
+    // acquiringAndReleasing: one winner; a deliverer that acquires `true` delivers nothing more.
+    guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    let (tasks, releases) = state.withLock { $0.disposed() }
+    if releases { gate.release() }
+    for task in tasks { task.cancel() }
+    let observation = upstream.withLock { slot -> (any DisposableType)? in
+      defer { slot = nil }
+      return slot
+    }
+    observation?.dispose()
+  }
+}

@@ -1,0 +1,245 @@
+/// The decisions of one `map(maxConcurrent:)` / `mapUnordered` / `tryMap` observation: the events
+/// waiting for a worker, the window of events taken and not yet delivered, the results waiting
+/// for an earlier one, the one thread that delivers, the end and the pressure.
+///
+/// The window: an event is taken only while fewer than `maxConcurrent` events are taken and not
+/// delivered (running, or finished and waiting for an earlier one), so the results that wait are
+/// at most `maxConcurrent` and never count toward `bufferLimit`; the events waiting for a worker
+/// do, and `.backpressure` applies to them (`bufferLimit` up, `bufferLimit / 2` down).
+///
+/// A pure value: the owner keeps it in a `LockedState` and performs the actions it returns after
+/// the lock (start workers, raise or release the gate, deliver a result, the end).
+@usableFromInline
+struct ConcurrentMapStateMachine<Input, Output> {
+  @usableFromInline let maxConcurrent: Int
+  @usableFromInline let bufferLimit: Int
+  /// Results in the order of their events (`map`, `tryMap`), else as they complete.
+  @usableFromInline let ordered: Bool
+
+  /// Events received and not yet taken by a worker, oldest first, with their sequence numbers.
+  @usableFromInline var waiting = WorkQueue<(sequence: Int, input: Input)>()
+  /// Sequence numbers: of the next event received, taken and delivered.
+  @usableFromInline var received = 0
+  @usableFromInline var taken = 0
+  @usableFromInline var delivered = 0
+  /// Finished results not yet delivered: by `sequence % maxConcurrent` (ordered), or in order of
+  /// completion (unordered).
+  @usableFromInline var slots: [Output?]
+  @usableFromInline var completed = WorkQueue<Output>()
+  /// Live worker tasks (of which `running` are running a transform), and their handles (to cancel
+  /// them at `dispose()`).
+  @usableFromInline var workers = 0
+  @usableFromInline var running = 0
+  @usableFromInline var tasks: [Int: Task<Void, Never>] = [:]
+  /// Workers that ended before their handle was kept.
+  @usableFromInline var endedWorkers: Set<Int> = []
+  @usableFromInline var nextWorkerID = 0
+  /// A thread is delivering results (one at a time: it delivers what others finished too).
+  @usableFromInline var isDelivering = false
+  /// `registered` is due once this many results are delivered (the events of the registration).
+  @usableFromInline var registeredAfter: Int?
+  @usableFromInline var upstreamEnded = false
+  @usableFromInline var isOver = false
+  @usableFromInline var underPressure = false
+
+  @inlinable
+  init(maxConcurrent: Int, bufferLimit: Int, ordered: Bool) {
+    self.maxConcurrent = maxConcurrent
+    self.bufferLimit = bufferLimit
+    self.ordered = ordered
+    slots = Array(repeating: nil, count: ordered ? maxConcurrent : 0)
+  }
+
+  /// What the caller performs after the lock.
+  @usableFromInline
+  struct Actions {
+    /// Worker ids to start (one task each).
+    @usableFromInline var start: [Int] = []
+    /// Raise (`true`) or release (`false`) the stage's gate.
+    @usableFromInline var pressure: Bool?
+    @inlinable init() {}
+  }
+
+  /// Workers to start: one per event that can be taken now and that no idle worker (one about to
+  /// take, or delivering) will take, up to `maxConcurrent` workers in all.
+  @inlinable
+  mutating func workersToStart(_ actions: inout Actions) {
+    guard !isOver else { return }
+    let takeable = Swift.min(waiting.count, maxConcurrent - (taken - delivered))
+    let idle = workers - running
+    let count = Swift.min(maxConcurrent - workers, takeable - idle)
+    guard count > 0 else { return }
+    for _ in 0..<count {
+      actions.start.append(nextWorkerID)
+      nextWorkerID += 1
+    }
+    workers += count
+  }
+
+  /// An event arrived.
+  @inlinable
+  mutating func eventReceived(_ input: Input) -> Actions {
+    var actions = Actions()
+    guard !isOver, !upstreamEnded else { return actions }
+    waiting.push((received, input))
+    received += 1
+    if !underPressure && waiting.count >= bufferLimit {
+      underPressure = true
+      actions.pressure = true
+    }
+    workersToStart(&actions)
+    return actions
+  }
+
+  /// The upstream's registration ended: `registered` is due after the results of the events so far.
+  @inlinable
+  mutating func registrationEnded() {
+    registeredAfter = received
+  }
+
+  @usableFromInline
+  enum TakeStep {
+    /// Run the transform on this event.
+    case event(sequence: Int, input: Input)
+    /// Nothing may be taken now: the worker ends.
+    case stop
+    /// The worker ends, and it was the last: every result is delivered and the upstream has
+    /// ended, so it delivers the end.
+    case end
+  }
+
+  /// A worker asks for its next event; with `releases`, the gate must be released (the waiting
+  /// events went down to the low watermark).
+  @inlinable
+  mutating func take(worker: Int, releases: inout Bool) -> TakeStep {
+    guard !isOver, !waiting.isEmpty, taken - delivered < maxConcurrent else {
+      workerEnded(worker)
+      return endIsDue() ? .end : .stop
+    }
+    let next = waiting.pop().unsafelyUnwrapped
+    taken += 1
+    running += 1
+    if underPressure && waiting.count <= bufferLimit / 2 {
+      underPressure = false
+      releases = true
+    }
+    return .event(sequence: next.sequence, input: next.input)
+  }
+
+  /// A worker ends without taking (its downstream is under pressure: it is woken on release).
+  @inlinable
+  mutating func pause(worker: Int) {
+    workerEnded(worker)
+  }
+
+  /// After the downstream's release: the workers to start, and whether the end is due now.
+  @inlinable
+  mutating func resumed() -> (actions: Actions, end: Bool) {
+    var actions = Actions()
+    workersToStart(&actions)
+    return (actions, actions.start.isEmpty && endIsDue())
+  }
+
+  /// Whether the end is due now (nothing waits, runs or is being delivered, and the upstream has
+  /// ended); if so the stage is over from now on.
+  @inlinable
+  mutating func endIsDue() -> Bool {
+    guard !isOver, upstreamEnded, waiting.isEmpty, taken == delivered, workers == 0, !isDelivering else {
+      return false
+    }
+    isOver = true
+    return true
+  }
+
+  /// A worker ends (no event to take, or the stage is over).
+  @inlinable
+  mutating func workerEnded(_ worker: Int) {
+    workers -= 1
+    // Its handle, if kept already; else remembered, so that it is not kept later.
+    if tasks.removeValue(forKey: worker) == nil { endedWorkers.insert(worker) }
+  }
+
+  /// Keeps a worker's task handle; returns `true` when the stage is over already (cancel it).
+  @inlinable
+  mutating func started(_ task: Task<Void, Never>, worker: Int) -> Bool {
+    if isOver { return true }
+    // A worker that already ended (it found nothing to take) has nothing to cancel.
+    if endedWorkers.remove(worker) == nil { tasks[worker] = task }
+    return false
+  }
+
+  /// A worker finished the event `sequence`: returns whether this thread must now deliver.
+  @inlinable
+  mutating func finished(_ output: Output, sequence: Int) -> Bool {
+    running -= 1
+    guard !isOver else { return false }
+    if ordered { slots[sequence % maxConcurrent] = output } else { completed.push(output) }
+    guard !isDelivering else { return false }
+    isDelivering = true
+    return true
+  }
+
+  @usableFromInline
+  enum DeliveryStep {
+    case deliver(Output)
+    case registered
+    /// Nothing more to deliver now; start these workers (the window moved).
+    case done(Actions)
+  }
+
+  /// The deliverer's next step.
+  @inlinable
+  mutating func nextDelivery() -> DeliveryStep {
+    guard !isOver else {
+      isDelivering = false
+      return .done(Actions())
+    }
+    if let after = registeredAfter, after == delivered {
+      registeredAfter = nil
+      return .registered
+    }
+    if ordered {
+      let index = delivered % maxConcurrent
+      if let output = slots[index] {
+        slots[index] = nil
+        delivered += 1
+        return .deliver(output)
+      }
+    } else if let output = completed.pop() {
+      delivered += 1
+      return .deliver(output)
+    }
+    isDelivering = false
+    var actions = Actions()
+    workersToStart(&actions)
+    return .done(actions)
+  }
+
+  /// The upstream ended: returns whether the end is due at once (nothing waits or runs).
+  @inlinable
+  mutating func endReceived(releases: inout Bool) -> Bool {
+    guard !isOver, !upstreamEnded else { return false }
+    upstreamEnded = true
+    // Nothing more can come from the producers it held back.
+    if underPressure {
+      underPressure = false
+      releases = true
+    }
+    return endIsDue()
+  }
+
+  /// Disposed: forgets the waiting events and results; returns the tasks to cancel and whether
+  /// the gate must be released.
+  @inlinable
+  mutating func disposed() -> (tasks: [Task<Void, Never>], releases: Bool) {
+    let releases = underPressure
+    underPressure = false
+    isOver = true
+    waiting = WorkQueue()
+    completed = WorkQueue()
+    for index in slots.indices { slots[index] = nil }
+    let running = Array(tasks.values)
+    tasks = [:]
+    return (running, releases)
+  }
+}
