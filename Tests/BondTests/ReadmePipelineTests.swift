@@ -11,6 +11,12 @@ final class Totals: @unchecked Sendable {
   }
 }
 
+/// An async lookup: a database or a service in a real pipeline.
+func calibration(of sensor: String) async -> Int {
+  try? await Task.sleep(nanoseconds: 10_000)
+  return sensor == "sensor0" ? 1 : 0
+}
+
 @Suite struct ReadmePipelineTests {
   @Test func buildingAPipeline() async throws {
     let lines = AsyncStream<String> { continuation in
@@ -19,7 +25,12 @@ final class Totals: @unchecked Sendable {
     }
     let stats = DeliveryStatistics()
     let input = EventProducer<(key: String, value: Int)>()
-    let partition = input.partition(lanes: 2, bufferLimit: 64, whenFull: .backpressure, statistics: stats) { $0.key }
+    let enriched = input.map(maxConcurrent: 4, bufferLimit: 64) { reading in
+      (key: reading.key, value: reading.value + (await calibration(of: reading.key)))
+    }
+    let partition = enriched.partition(lanes: 2, bufferLimit: 64, whenFull: .backpressure, statistics: stats) {
+      $0.key
+    }
     let totals = partition.lanes.map { lane in
       let sums = Totals()  // one per lane: a lane delivers one event at a time
       return lane.map { reading in sums.add(reading.value, to: reading.key) }
@@ -47,11 +58,12 @@ final class Totals: @unchecked Sendable {
       }
     )
     printed.wait()
-    // Every reading arrived (nothing dropped), and each key's last running total is its sum.
+    // Every reading arrived (nothing dropped), and each key's last running total is its sum (the
+    // enrichment added 1 to each of sensor0's 250 readings).
     let items = received.items
     #expect(items.count == 1_000 && stats.droppedCount == 0 && stats.bufferedCount == 0)
     for key in 0..<4 {
-      let expected = stride(from: key, to: 1_000, by: 4).reduce(0, +)
+      let expected = stride(from: key, to: 1_000, by: 4).reduce(0, +) + (key == 0 ? 250 : 0)
       #expect(items.last { $0.hasPrefix("sensor\(key)=") } == "sensor\(key)=\(expected)")
     }
   }

@@ -4,8 +4,9 @@ import Synchronization
 /// events, at most `maxConcurrent` worker tasks that take them one after another and run the
 /// transform, and the delivery of the results, one at a time, on a worker's thread.
 ///
-/// Workers are unstructured tasks on the global concurrent executor (`Task.detached`: the
-/// transforms never inherit the actor of the code that observed), started when events wait and
+/// Workers are unstructured tasks (`Task.detached`: the transforms never inherit the actor of the
+/// code that observed) that prefer ``DispatchTaskExecutor`` (Dispatch's global concurrent queue,
+/// not the cooperative pool: see there why), started when events wait and
 /// fewer than `maxConcurrent` workers live; a worker takes events until none may be taken, then
 /// ends: under a steady load there is no task per event. The worker that finishes a result
 /// delivers it, and every result ready after it, unless another worker is delivering (that one
@@ -79,7 +80,9 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
 
   @usableFromInline
   func start(_ worker: Int) {
-    let task = Task.detached { [self] in await self.work(as: worker) }
+    let task = Task.detached(executorPreference: DispatchTaskExecutor.shared) { [self] in
+      await self.work(as: worker)
+    }
     if state.withLock({ $0.started(task, worker: worker) }) { task.cancel() }
   }
 
