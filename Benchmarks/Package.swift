@@ -17,6 +17,7 @@ let bondFeatures: [String] = [
   "BOND_OBSERVABLE_ARRAY",  // ObservableArray: S12a S12b (BondObservableArray.swift)
   "BOND_STAGES",  // partition, batches, send(contentsOf:): S13 S14 S18 (BondStages.swift)
   "BOND_VOCABULARY",  // zip, withLatestFrom, collect(count:): S15 S16 S17 (BondVocabulary.swift)
+  "BOND_CONCURRENT_MAP",  // map(maxConcurrent:): S20b (BondConcurrentMap.swift)
 ]
 
 let package = Package(
@@ -32,6 +33,8 @@ let package = Package(
     .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
   ],
   targets: [
+    // What several executables share: ~1 µs of CPU work, the hand-written TaskGroup window (S20).
+    .target(name: "BenchWork", path: "Benchmarks/BenchWork"),
     // Default release settings only: no cross-module-optimization, no unsafe flags; Bond's hot
     // paths must specialize in this module through `@inlinable`, as they do for a user.
     .executableTarget(
@@ -42,6 +45,7 @@ let package = Package(
         .product(name: "OpenCombine", package: "OpenCombine"),
         .product(name: "OpenCombineDispatch", package: "OpenCombine"),
         .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+        "BenchWork",
       ],
       path: "Benchmarks/BondBenchmarks",
       swiftSettings: bondFeatures.map { .define($0) },
@@ -69,21 +73,25 @@ let package = Package(
       ],
       path: "Benchmarks/BondLatency"
     ),
-    // S19 flow control: one case per process, so each case's peak memory is its own (perf/flow).
+    // S19 flow control and S20 concurrency-limited stages: one case per process, so each case's
+    // peak memory is its own (perf/flow).
     .executableTarget(
       name: "BondFlow",
       dependencies: [
         .product(name: "Bond", package: "Bond"),
         .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+        "BenchWork",
       ],
       path: "Benchmarks/BondFlow"
     ),
-    // Scale curves: cost per event against observers, replay, chain length, arity (perf/curves).
+    // Scale curves: cost per event against observers, replay, chain length, arity, lanes and
+    // map(maxConcurrent:) (perf/curves).
     .executableTarget(
       name: "BondCurves",
       dependencies: [
         .product(name: "Bond", package: "Bond"),
         .product(name: "OpenCombine", package: "OpenCombine"),
+        "BenchWork",
       ],
       path: "Benchmarks/BondCurves"
     ),
