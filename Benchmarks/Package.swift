@@ -3,23 +3,6 @@
 // Run the whole suite with `perf/bench` from the repository root.
 import PackageDescription
 
-/// The parts of Bond's API the suite benchmarks. Each name enables one file of
-/// `Benchmarks/BondBenchmarks/Bond/` (a compilation condition); a part that has not landed on
-/// `main` yet stays commented out so the package keeps building, and its cells read "—".
-let bondFeatures: [String] = [
-  "BOND_CORE",  // EventProducer: S1 S3 S8 S9 S9b S10 (BondCore.swift)
-  "BOND_MAP_FILTER",  // map, filter: S2 (BondMapFilter.swift)
-  "BOND_COMBINE_LATEST",  // combineLatest(_:_:): S4 (BondCombineLatest.swift)
-  "BOND_MERGE",  // merge(_:): S5 (BondMerge.swift)
-  "BOND_SWITCH_TO_LATEST",  // switchToLatest(): S6 (BondSwitchToLatest.swift)
-  "BOND_DELIVER_ON",  // deliverOn(_:): S7 (BondDeliverOn.swift)
-  "BOND_THROTTLE",  // throttle(seconds:queue:): S11 (BondThrottle.swift)
-  "BOND_OBSERVABLE_ARRAY",  // ObservableArray: S12a S12b (BondObservableArray.swift)
-  "BOND_STAGES",  // partition, batches, send(contentsOf:): S13 S14 S18 (BondStages.swift)
-  "BOND_VOCABULARY",  // zip, withLatestFrom, collect(count:): S15 S16 S17 (BondVocabulary.swift)
-  "BOND_CONCURRENT_MAP",  // map(maxConcurrent:): S20b (BondConcurrentMap.swift)
-]
-
 let package = Package(
   name: "BondBenchmarks",
   platforms: [.macOS(.v15)],
@@ -48,7 +31,6 @@ let package = Package(
         "BenchWork",
       ],
       path: "Benchmarks/BondBenchmarks",
-      swiftSettings: bondFeatures.map { .define($0) },
       plugins: [
         .plugin(name: "BenchmarkPlugin", package: "package-benchmark")
       ]

@@ -105,8 +105,7 @@ NOTES = [
     " (a child task per event, results in order); OpenCombine = flatMap(maxPublishers: .max(2)) over a Just.",
     "closure S7 = one queue.async per event (the unbatched hop); naive S7 = a batching buffer;"
     " closure S11 = a closure call keeping the latest value; closure S12b = stdlib difference(from:).",
-    "n/a: the engine has no natural equivalent.  —: not measured (the Bond API is not on main yet,"
-    " see Benchmarks/Package.swift) or filtered out.",
+    "n/a: the engine has no natural equivalent.  —: filtered out (not run).",
 ]
 
 LOG_NAME = re.compile(r"BondBenchmarks:(S\d+[a-z]?) \S+ \(engine: ([^,]+), events: \d+\)")

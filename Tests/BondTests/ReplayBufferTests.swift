@@ -9,7 +9,7 @@ import Testing
         var buffer = ReplayBuffer<Int>(capacity: capacity)
         for value in 0..<count { buffer.append(value) }
         let expected = Array((0..<count).suffix(capacity))
-        #expect(buffer.elements == expected, "capacity \(capacity), count \(count)")
+        #expect((0..<buffer.count).map { buffer[$0] } == expected, "capacity \(capacity), count \(count)")
         #expect(buffer.storage.count == Swift.min(capacity, count), "no eager allocation")
       }
     }

@@ -2,9 +2,7 @@
 // 100k events sent by `try await producer.send(i)` from the benchmark's task (it waits while the
 // stage's buffer is full: default `bufferLimit` 1024), then `finish()`; timed until the stage's end,
 // which comes after the last result. ns and mallocs per event: the stage's own cost.
-// Enabled by the `BOND_CONCURRENT_MAP` condition (Benchmarks/Package.swift).
 
-#if BOND_CONCURRENT_MAP
 import BenchWork
 import Benchmark
 import Bond
@@ -26,6 +24,3 @@ func registerBondConcurrentMap() {
     blackHole(sink.sum)
   }
 }
-#else
-func registerBondConcurrentMap() {}
-#endif
