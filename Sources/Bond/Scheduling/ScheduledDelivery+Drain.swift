@@ -98,9 +98,14 @@ extension ScheduledDelivery {
   @inlinable
   func drainOneByOne() {
     var delivered = 0
+    // A `.backpressure` stage with nobody downstream to pause for takes up to 32 events per lock.
+    var chunk = WorkQueue<Event>()
+    let chunkLimit = downstreamGate == nil ? 32 : 1
     while true {
       if pausesForDownstream() { return }
-      let step = state.withLock { $0.nextEvent(mayContinue: delivered < Self.drainShare) }
+      let step = state.withLock {
+        $0.nextEvent(mayContinue: delivered < Self.drainShare, chunk: &chunk, chunkLimit: chunkLimit)
+      }
       // Called outside the lock (user code), see drainBatches().
       switch step {
       case .exit(let exit):
@@ -115,6 +120,18 @@ extension ScheduledDelivery {
         guard !isDisposed else { return }
         observer.value(event)
         delivered += 1
+      case .deliverChunk(let observer, let releases):
+        if releases { upstreamGate?.release() }
+        while let event = chunk.pop() {
+          guard !isDisposed else {
+            // Disposed meanwhile: the rest of the chunk is let go, and leaves `bufferedCount`.
+            statistics?.recordBuffered(-(chunk.count + 1))
+            return
+          }
+          statistics?.recordBuffered(-1)
+          observer.value(event)
+          delivered += 1
+        }
       case .deliverArray(let observer, let array, let releases):
         statistics?.recordBuffered(-array.count)
         if releases { upstreamGate?.release() }

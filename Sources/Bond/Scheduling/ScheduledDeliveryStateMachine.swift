@@ -40,6 +40,9 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
   /// `.backpressure`: the buffer reached `bufferLimit` and has not yet drained down to
   /// `bufferLimit / 2` (the stage's gate is raised meanwhile).
   @usableFromInline var underPressure = false
+  /// `.backpressure`: events the drain took out in its last chunk and is delivering now; they
+  /// still count as waiting (a stage holds what it has in hand too).
+  @usableFromInline var inHand = 0
   /// The upstream observation, disposed with this delivery.
   @usableFromInline var upstream: (any DisposableType)?
   /// At most this many events wait in `buffer` (`Int.max`: unbounded).
@@ -105,7 +108,7 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
     if let dropped { return .dropped(dropped) }
     let startsDrain = !isDraining
     isDraining = true
-    if overflowPolicy == .backpressure && !underPressure && buffer.count >= bufferLimit {
+    if overflowPolicy == .backpressure && !underPressure && buffer.count + inHand >= bufferLimit {
       underPressure = true
       return .pressure(startDrain: startsDrain)
     }
@@ -192,47 +195,6 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
     return .deliver(observer, registered: (after, callback))
   }
 
-  @usableFromInline
-  enum SingleStep {
-    /// Deliver the event; with `releases`, release the stage's gate first (the low watermark).
-    case deliver(Observer, Event, releases: Bool)
-    /// Array mode, bounded (``Batches`` with a buffer limit): deliver these events as one array.
-    case deliverArray(ArrayObserver, [Event], releases: Bool)
-    case registered(Registered)
-    /// The drain ends.
-    case exit(DrainExit)
-  }
-
-  /// Bounded mode: hands the drain one event at a time, so that the events still waiting stay in
-  /// the buffer, where the overflow policy applies to them.
-  @inlinable
-  mutating func nextEvent(mayContinue: Bool) -> SingleStep {
-    guard let observer else { return .exit(.stop) }
-    if registeredAfter == 0, let callback = registered {
-      registeredAfter = nil
-      registered = nil
-      return .registered(callback)
-    }
-    guard !buffer.isEmpty else {
-      if hasEnded { return .exit(.finish(ended())) }
-      isDraining = false
-      return .exit(.stop)
-    }
-    if !mayContinue { return .exit(.reschedule) }
-    if let arrayObserver, maxArrayCount > 0 {
-      // An array never spans the registration point: `registered` comes between two arrays.
-      let count = Swift.min(maxArrayCount, buffer.count, registeredAfter ?? .max)
-      var array: [Event] = []
-      array.reserveCapacity(count)
-      for _ in 0..<count { array.append(buffer.pop().unsafelyUnwrapped) }
-      if let after = registeredAfter { registeredAfter = after - count }
-      return .deliverArray(arrayObserver, array, releases: releasesPressure())
-    }
-    if let after = registeredAfter { registeredAfter = after - 1 }
-    let event = buffer.pop().unsafelyUnwrapped
-    return .deliver(observer, event, releases: releasesPressure())
-  }
-
   /// Stores the upstream observation; returns it when it must be disposed at once (already disposed).
   @inlinable
   mutating func attach(_ disposable: any DisposableType) -> (any DisposableType)? {
@@ -277,6 +239,7 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
       buffer = WorkQueue()
       spare = WorkQueue()
       underPressure = false
+      inHand = 0
     }
     return Released(
       upstream: upstream,
