@@ -42,7 +42,7 @@ public struct DistinctBy<Upstream: EventProducerType>: EventProducerType {
 }
 
 extension EventProducerType {
-  /// Drops an event that duplicates the one delivered just before it, as ``distinct()`` does with
+  /// Drops an event that duplicates the one delivered just before it, as ``EventProducerType/distinct()`` does with
   /// `==` (Combine's `removeDuplicates(by:)`).
   ///
   /// ```swift

@@ -1,6 +1,6 @@
 extension EventProducerType {
   /// The running accumulation after each event, starting from `initial` for each observer: the Rx
-  /// and Combine name of ``reduce(_:_:)``, with the same result type (``Reduce``).
+  /// and Combine name of ``EventProducerType/reduce(_:_:)``, with the same result type (``Reduce``).
   ///
   /// ```swift
   /// numbers.scan(0, +).observe { print($0) }   // 1, 2, 3 → 1, 3, 6
