@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
-"""Generates the fixed-arity entry points of Bond's N-ary operators (combineLatest, and zip later).
+"""Generates the fixed-arity entry points of Bond's N-ary operators (combineLatest, zip).
 
-Each operator has one N-ary core (`CombineLatest<Event>` over an array of sources); the overloads
-for 2 to 10 producers are one-line, non-variadic entry points into it (see "The entry points" in
+Each operator has one N-ary core (`CombineLatest<Event>`, `Zip<Event>`, over an array of
+`TupleSource`s); the overloads for 2 to 10 producers are one-line, non-variadic entry points into it (see "The entry points" in
 `Sources/Bond/Operators/CombineLatest/CombineLatest.swift` for why they are not one variadic
 function). They are written by this script, never by hand:
 
     python3 Scripts/generate-arity.py          # rewrites the generated files
     Scripts/check-generated                    # CI: fails if they are not up to date
 
-To generate another operator's overloads (e.g. `zip`), add an `Operator` to `OPERATORS`.
+To generate another operator's overloads, add an `Operator` to `OPERATORS`.
 """
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +22,7 @@ ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "
 class Operator:
   function: str  # the free function, e.g. `combineLatest`
   result: str  # the N-ary core type, generic over the tuple of events, e.g. `CombineLatest`
-  source: str  # the type that wraps one upstream, e.g. `CombineLatestSource`
+  source: str  # the type that wraps one upstream, e.g. `TupleSource`
   output: str  # the generated file, relative to the repository root
   summary_two: str  # the first line of the doc comment for 2 producers
   summary_n: str  # the first line for n producers; `{n}` is replaced
@@ -36,7 +36,7 @@ OPERATORS = [
   Operator(
     function="combineLatest",
     result="CombineLatest",
-    source="CombineLatestSource",
+    source="TupleSource",
     output="Sources/Bond/Operators/CombineLatest/CombineLatest+Arity.swift",
     summary_two="Combines the latest events of two producers (of any types) into pairs.",
     summary_n="Combines the latest events of {n} producers (of any types) into flat tuples.",
@@ -57,7 +57,7 @@ without having sent. See ``CombineLatest``.""",
   Operator(
     function="zip",
     result="Zip",
-    source="CombineLatestSource",
+    source="TupleSource",
     output="Sources/Bond/Operators/Zip/Zip+Arity.swift",
     summary_two="Pairs the n-th events of two producers (of any types).",
     summary_n="Zips the n-th events of {n} producers (of any types) into flat tuples.",

@@ -15,6 +15,7 @@ TITLES = {
     "chain": ("map stages in the chain", "ns per event"),
     "combineLatest": ("combineLatest arity", "ns per event"),
     "lanes": ("partition lanes (~1 µs of work per event)", "ns per event"),
+    "concurrentMap": ("map(maxConcurrent:) (~1 µs of work per event)", "ns per event"),
 }
 
 

@@ -54,14 +54,15 @@ SCENARIOS = [
     ("S17b", "first-response"),
     ("S18a", "async-in-buffered"),
     ("S18b", "async-in-live"),
+    ("S20b", "concurrent-map-overhead"),
 ]
 
 # Cells that have no natural equivalent in an engine (PERFORMANCE.md; AsyncAlgorithmsPeer.swift).
 NOT_APPLICABLE = {
     "OpenCombine": {"S4", "S5", "S8", "S12a", "S12b", "S12c", "S12d", "S13a", "S13b", "S16", "S18a", "S18b"},
     "AsyncAlgorithms": {"S6", "S8", "S9", "S9b", "S11", "S12a", "S12b", "S12c", "S12d", "S13a", "S13b", "S14a",
-                        "S14b", "S16", "S18a", "S18b"},
-    "closure": {"S9b", "S12c", "S12d", "S13a", "S13b", "S14a", "S14b", "S17b", "S18a", "S18b"},
+                        "S14b", "S16", "S18a", "S18b", "S20b"},
+    "closure": {"S9b", "S12c", "S12d", "S13a", "S13b", "S14a", "S14b", "S17b", "S18a", "S18b", "S20b"},
     "naive": {"S12b", "S12c", "S12d", "S14a", "S14b", "S15", "S16", "S17", "S17b"},
 }
 
@@ -99,10 +100,12 @@ NOTES = [
     " first() (OpenCombine prefix(1)), send one event."
     " S18: 1M elements of an AsyncStream (a: already buffered, b: fed live by another thread); Bond ="
     " send(contentsOf:) (each element delivered before the next is pulled), naive = for await + next.",
+    "S20b: 100k events, a transform that returns at once; Bond = map(maxConcurrent: 2) fed by"
+    " `try await send(i)` from a task, timed until its end; naive = the hand-written TaskGroup window of 2"
+    " (a child task per event, results in order); OpenCombine = flatMap(maxPublishers: .max(2)) over a Just.",
     "closure S7 = one queue.async per event (the unbatched hop); naive S7 = a batching buffer;"
     " closure S11 = a closure call keeping the latest value; closure S12b = stdlib difference(from:).",
-    "n/a: the engine has no natural equivalent.  —: not measured (the Bond API is not on main yet,"
-    " see Benchmarks/Package.swift) or filtered out.",
+    "n/a: the engine has no natural equivalent.  —: filtered out (not run).",
 ]
 
 LOG_NAME = re.compile(r"BondBenchmarks:(S\d+[a-z]?) \S+ \(engine: ([^,]+), events: \d+\)")
@@ -311,6 +314,24 @@ def stage_summary(cells):
     return line + "."
 
 
+def concurrent_map_summary(cells):
+    """S20b's targets: Bond's time at most half the TaskGroup window's, at most 1 malloc per event."""
+    bond, window = cells.get(("S20b", "Bond")), cells.get(("S20b", "naive"))
+    if not bond:
+        return ""
+    line = f"S20b map(maxConcurrent: 2), transform returning at once: {fmt_ns(bond['ns'])} ns/event"
+    if window and window["ns"] > 0:
+        ratio = bond["ns"] / window["ns"]
+        line += (f", {ratio:.2f}x the TaskGroup window's {fmt_ns(window['ns'])} ns"
+                 f" (target <= 0.5x: {'met' if ratio <= 0.5 else 'MISSED'})")
+    if bond["mallocs"] is not None:
+        line += (f"; {fmt_mallocs(bond['mallocs'])} mallocs/event"
+                 f" (target <= 1: {'met' if bond['mallocs'] <= 1 else 'MISSED'})")
+        if window and window["mallocs"] is not None:
+            line += f", the window {fmt_mallocs(window['mallocs'])}"
+    return line + "."
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", help="the JMH export (swift package benchmark --format jmh)")
@@ -342,9 +363,9 @@ def main():
         print(("- " if args.markdown else "  ") + "instructions: no hardware counters here"
               " (perf_event not supported); not measured.")
     print(("- " if args.markdown else "  ") + f"malloc overhead of the framework subtracted: {overhead:.0f} per iteration.")
-    stages = stage_summary(cells)
-    if stages:
-        print(("- " if args.markdown else "  ") + stages)
+    for summary in [stage_summary(cells), concurrent_map_summary(cells)]:
+        if summary:
+            print(("- " if args.markdown else "  ") + summary)
     if args.csv:
         write_csv(args.csv, cells)
 

@@ -668,8 +668,8 @@ private func expectArity(
     #expect(machine.sourceEnded(hadSent: true) == true)
     var silent = CombineLatestStateMachine(sourceCount: 3)
     #expect(silent.sourceEnded(hadSent: false) == true, "no tuple can come any more")
-    #expect(CombineLatestStateMachine.position(ofEnded: CombineLatestStateMachine.endedMarker(position: 4)) == 4)
-    #expect(CombineLatestStateMachine.endedMarker(position: 0) < CombineLatestStateMachine.registeredMarker)
+    #expect(TupleMarkers.position(ofEnded: TupleMarkers.ended(position: 4)) == 4)
+    #expect(TupleMarkers.ended(position: 0) < TupleMarkers.registered)
   }
 
   @Test func endsWhenEverySourceHasEnded() {

@@ -107,11 +107,14 @@ private func eventually(_ condition: () -> Bool) -> Bool {
     let source = EventProducer<Int>()
     let results = Recorder<Int>()
     let ended = DispatchSemaphore(value: 0)
+    let slowGate = AsyncGate()
+    // 0 finishes only once 1 and 2 have been delivered: as they complete, 0 comes last.
     source.mapUnordered(maxConcurrent: 2, bufferLimit: 8) { value -> Int in
-      try? await Task.sleep(nanoseconds: value == 0 ? 50_000_000 : 1_000_000)
+      if value == 0 { await slowGate.wait() }
       return value
-    }.observe {
-      results.add($0)
+    }.observe { value in
+      results.add(value)
+      if Set(results.items) == [1, 2] { slowGate.open() }
     } finished: {
       ended.signal()
     }

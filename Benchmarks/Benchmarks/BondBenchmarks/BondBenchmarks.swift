@@ -28,6 +28,7 @@ func registerBond() {
   registerBondObservableArray()  // S12a S12b
   registerBondStages()  // S13a S13b S14a S14b S18a S18b
   registerBondVocabulary()  // S15 S16 S17
+  registerBondConcurrentMap()  // S20b
 }
 
 /// "S0 noop": an empty measured region. Its mallocs per iteration are package-benchmark's own

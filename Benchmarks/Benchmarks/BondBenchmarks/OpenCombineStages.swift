@@ -1,6 +1,6 @@
 // Peer: OpenCombine 0.14 on the pipeline-stage and vocabulary scenarios where it has the operator:
 // S14a `receive(on:)` + `collect(_:)` (its count form), S14b `receive(on:)`, S15 `zip`, S17
-// `collect(_:)`. No cell for S13 (no partition), S16 (no withLatestFrom) and S18 (no AsyncSequence
+// `collect(_:)`, S20b `flatMap(maxPublishers: .max(2))` over a `Just` per event. No cell for S13 (no partition), S16 (no withLatestFrom) and S18 (no AsyncSequence
 // source). 100,000 events per iteration, like the other OpenCombine cells.
 
 import Benchmark
@@ -10,6 +10,19 @@ import OpenCombineDispatch
 
 func registerOpenCombineStages() {
   let events = peerEventsPerIteration
+
+  // S20b: flatMap(maxPublishers: .max(2)) over a Just per event (synchronous: each inner
+  // publisher completes at once, so the next event finds a free slot).
+  register(.s20b, .openCombine, events: concurrentMapEvents) { benchmark in
+    let sink = Sink()
+    let subject = PassthroughSubject<Int, Never>()
+    let cancellable = subject.flatMap(maxPublishers: .max(2)) { Just($0) }.sink { sink.sum &+= $0 }
+    benchmark.startMeasurement()
+    for i in 0..<concurrentMapEvents { subject.send(i) }
+    benchmark.stopMeasurement()
+    cancellable.cancel()
+    blackHole(sink.sum)
+  }
 
   // S14a: the consumer pays ~200 ns per array of `batchMaxCount`.
   register(.s14a, .openCombine, events: events) { benchmark in

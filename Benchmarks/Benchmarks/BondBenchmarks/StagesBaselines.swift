@@ -1,16 +1,27 @@
 // Baselines of the pipeline-stage and vocabulary scenarios.
 // naive S13: the hand-written partition, one serial DispatchQueue per lane and one `async` per
 //   event (the same lane rule as Bond's). naive S18: a hand-written `for await` + `next` into an
-//   EventProducer, then `finish()`.
+//   EventProducer, then `finish()`. naive S20b: the hand-written TaskGroup sliding window of 2
+//   (BenchWork's `taskGroupWindow`: a child task per event, results in order) with the same
+//   transform that returns at once.
 // closure S15: a closure per source, the second one pairing with the first's value; closure S16: a
 //   closure reading the other's latest value; closure S17: an array reserved to 100, handed to a
 //   closure when full.
 
+import BenchWork
 import Benchmark
 import Bond
 import Dispatch
 
 func registerStagesBaselines() {
+  registerAsync(.s20b, .naive, events: concurrentMapEvents) { benchmark in
+    let sink = Sink()
+    benchmark.startMeasurement()
+    await taskGroupWindow(count: concurrentMapEvents, width: 2, { $0 }) { sink.sum &+= $0 }
+    benchmark.stopMeasurement()
+    blackHole(sink.sum)
+  }
+
   for (scenario, lanes) in [(Scenario.s13a, 1), (.s13b, 2)] {
     register(scenario, .naive) { benchmark in
       let queues = (0..<lanes).map { DispatchQueue(label: "bench.s13.naive.lane\($0)") }

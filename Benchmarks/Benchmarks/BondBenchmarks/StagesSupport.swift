@@ -1,7 +1,9 @@
-// Shared by the pipeline-stage scenarios (S13 partition, S14 batches, S18 async in) and the
-// vocabulary scenarios (S15 zip, S16 withLatestFrom, S17 collect): the calibrated CPU work, the
-// completion counter several lanes share, and the scenario ids.
+// Shared by the pipeline-stage scenarios (S13 partition, S14 batches, S18 async in, S20b
+// concurrency-limited map) and the vocabulary scenarios (S15 zip, S16 withLatestFrom, S17
+// collect): the calibrated CPU work (`mix` is BenchWork's), the completion counter several lanes
+// share, and the scenario ids.
 
+import BenchWork
 import Benchmark
 import Dispatch
 import Foundation
@@ -18,7 +20,12 @@ extension Scenario {
   static let s17b = Scenario(id: "S17b", name: "first-response")
   static let s18a = Scenario(id: "S18a", name: "async-in-buffered")
   static let s18b = Scenario(id: "S18b", name: "async-in-live")
+  static let s20b = Scenario(id: "S20b", name: "concurrent-map-overhead")
 }
+
+/// S20b: events per iteration, for every engine (the TaskGroup window starts a task per event,
+/// 1-3 µs each here, and an iteration must stay under 2 s).
+let concurrentMapEvents = 100_000
 
 /// S13: distinct keys of the partitioned events (event `i` has key `i % partitionKeys`).
 let partitionKeys = 1_000
@@ -38,17 +45,6 @@ let mixRoundsPerNanosecond: Double = {
   // A dependent multiply, xor and shift per round: 0.1 to 2 rounds per ns on any current core.
   return Swift.min(2, Swift.max(0.1, Double(rounds) / best))
 }()
-
-/// A multiply-xor hash round, `rounds` times: CPU-bound, no memory traffic, not foldable.
-@inline(never)
-func mix(_ seed: UInt64, rounds: Int) -> UInt64 {
-  var h = seed
-  for _ in 0..<rounds {
-    h ^= h >> 29
-    h = h &* 0x100_0000_01B3
-  }
-  return h
-}
 
 /// S13's per-event transform: about 1 µs of hashing.
 let microsecondOfWork = Swift.max(1, Int(1_000 * mixRoundsPerNanosecond))

@@ -3,7 +3,10 @@
 // (where it has the feature) OpenCombine. Prints one JSON object per point:
 //   {"curve": "observers", "x": 10, "engine": "Bond", "ns": 31.2}
 // Times are wall clock, best of 3 runs of each point, in one process: compare within one run.
-// `BondCurves lanes` prints only the lanes curve (partition over 1, 2, 4, 8 lanes).
+// `BondCurves lanes` prints only the lanes curve (partition over 1, 2, 4, 8 lanes); `BondCurves map`
+// only its sibling, map(maxConcurrent:) at 1, 2, 4, 8 beside the TaskGroup window of as many.
+// The ~1 µs of work (`mix`, `microsecondOfRounds`) and the TaskGroup window are BenchWork's.
+import BenchWork
 import Bond
 import Dispatch
 import Foundation
@@ -12,8 +15,6 @@ import Synchronization
 
 final class Sum { var value = 0 }
 let sum = Sum()
-
-@inline(never) func consume(_ value: Int) { if value == 42 { print("") } }
 
 /// Best of 3 of `body`, in ns per unit of work (`units` events or subscriptions).
 func measure(_ units: Int, _ body: () -> Void) -> Double {
@@ -31,29 +32,6 @@ func point(_ curve: String, _ x: Int, _ engine: String, _ ns: Double) {
 }
 
 let events = 200_000
-
-/// A multiply-xor hash round, `rounds` times (the CPU-bound work of the lanes curve).
-@inline(never) func mix(_ seed: UInt64, rounds: Int) -> UInt64 {
-  var h = seed
-  for _ in 0..<rounds {
-    h ^= h >> 29
-    h = h &* 0x100_0000_01B3
-  }
-  return h
-}
-
-/// Rounds of `mix` in about 1 µs here (best of 5 timings of 2M rounds; seed and count come from
-/// the command line's length, so the compiler cannot fold the loop).
-func microsecondOfRounds() -> Int {
-  let rounds = 2_000_000 + CommandLine.arguments.count
-  var best = Double.infinity
-  for run in 0..<5 {
-    let start = DispatchTime.now().uptimeNanoseconds
-    consume(Int(truncatingIfNeeded: mix(UInt64(run + CommandLine.arguments.count), rounds: rounds)))
-    best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start))
-  }
-  return max(100, min(2_000, Int(1_000 * Double(rounds) / best)))
-}
 
 /// Events handled on any thread; `wait` returns once `expected` have.
 final class Completion: Sendable {
@@ -110,9 +88,63 @@ func lanesCurve() {
   }
 }
 
-if CommandLine.arguments.dropFirst().first == "lanes" {
+/// The lanes curve's sibling: `map(maxConcurrent: n)` with ~1 µs of work per event in the transform,
+/// fed by `try await send(i)` from a task (default `bufferLimit`, memory bounded), against the
+/// hand-written `TaskGroup` window of `n`; ns per event, timed until the stage's end (the last result).
+func concurrentMapCurve() {
+  let rounds = microsecondOfRounds()
+  let count = 100_000
+  let work: @Sendable (Int) async -> Int = { value in
+    consume(Int(truncatingIfNeeded: mix(UInt64(value), rounds: rounds)))
+    return value
+  }
+  /// Runs `body` in a task and waits for it on this (non-pool) thread.
+  func blocking(_ body: @escaping @Sendable () async -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+      await body()
+      done.signal()
+    }
+    done.wait()
+  }
+  for width in [1, 2, 4, 8] {
+    point(
+      "concurrentMap",
+      width,
+      "Bond",
+      measure(count) {
+        blocking {
+          let producer = EventProducer<Int>()
+          let completion = BenchWork.Completion(count: 1)
+          let observation = producer.map(maxConcurrent: width, work)
+            .observe({ _ in }, finished: { completion.finishOne() })
+          for i in 0..<count { try? await producer.send(i) }
+          producer.finish()
+          await completion.wait()
+          observation.dispose()
+        }
+      }
+    )
+    point(
+      "concurrentMap",
+      width,
+      "TaskGroup window",
+      measure(count) {
+        blocking { await taskGroupWindow(count: count, width: width, work) { _ in } }
+      }
+    )
+  }
+}
+
+switch CommandLine.arguments.dropFirst().first {
+case "lanes":
   lanesCurve()
   exit(0)
+case "map":
+  concurrentMapCurve()
+  exit(0)
+default:
+  break
 }
 
 // Observers: one event to N observers, ns per event.
@@ -212,3 +244,4 @@ do {
 }
 consume(sum.value)
 lanesCurve()
+concurrentMapCurve()

@@ -5,6 +5,7 @@
 // observer saw them in order: all of them, exactly once, for the lossless cases), the records
 // dropped, the times the stages came under pressure, the most records generated and not yet
 // consumed ("in flight", sampled), and the time from the first pull to the last record's work.
+import BenchWork
 import Bond
 import Dispatch
 import Synchronization
@@ -105,34 +106,6 @@ final class InOrder: @unchecked Sendable {
     if workNanoseconds > 0 {
       let end = now() &+ workNanoseconds
       while now() < end {}
-    }
-  }
-}
-
-/// Resumes one waiting task once `count` observers have received their end.
-final class Completion: Sendable {
-  private let state: Mutex<(remaining: Int, waiter: CheckedContinuation<Void, Never>?)>
-
-  init(count: Int) { state = Mutex((count, nil)) }
-
-  func finishOne() {
-    let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-      state.remaining -= 1
-      guard state.remaining == 0 else { return nil }
-      defer { state.waiter = nil }
-      return state.waiter
-    }
-    waiter?.resume()
-  }
-
-  func wait() async {
-    await withCheckedContinuation { continuation in
-      let done = state.withLock { state in
-        if state.remaining == 0 { return true }
-        state.waiter = continuation
-        return false
-      }
-      if done { continuation.resume() }
     }
   }
 }

@@ -19,6 +19,7 @@
 // Timed from the first send to the consumer's end. "max in flight" (elements sent and not yet
 // consumed, sampled every 1,024) shows the memory is bounded in each.
 import AsyncAlgorithms
+import BenchWork
 import Bond
 import Dispatch
 

@@ -1,4 +1,5 @@
-// S19 flow control (`perf/flow`, run by `perf/bench S19`): ONE case per process, so that the
+// S19 flow control and S20 concurrency-limited stages (`perf/flow`, run by `perf/bench S19` and
+// `perf/bench S20`): ONE case per process, so that the
 // process's peak resident memory (`getrusage`'s `ru_maxrss`) is that case's alone.
 //
 //   BondFlow CASE [--events N] [--rounds R]
@@ -8,6 +9,7 @@
 //   S19b-two-stages, S19b-two-stages-unbounded, S19b-partition, S19b-partition-unbounded
 //   S19c-bond, S19c-mpsc, S19c-asyncchannel                   (IdleHop.swift)
 //   S19d                                                      (S7Policies.swift)
+//   S20a, S20c                                                (ConcurrentStages.swift)
 import Bond
 import Dispatch
 import Foundation
@@ -15,9 +17,9 @@ import Synchronization
 
 struct Options: Sendable {
   var name = ""
-  /// Records (S19a, S19b), events (S19c) or events per round (S19d).
+  /// Records (S19a, S19b), events (S19c) or events per round (S19d, S20a, S20c).
   var events = 2_000_000
-  /// S19d: rounds of every variant, interleaved; the median is reported.
+  /// S19d, S20a, S20c: rounds of every variant, interleaved; the median is reported.
   var rounds = 9
 
   init(_ arguments: [String]) {
@@ -71,6 +73,10 @@ func main(_ options: Options) async {
     emit(await hop.run(events: options.events))
   } else if options.name == "S19d" {
     for line in runS7Policies(events: options.events, rounds: options.rounds) { emit(line) }
+  } else if options.name == "S20a" {
+    for line in await runS20a(events: options.events, rounds: options.rounds) { emit(line) }
+  } else if options.name == "S20c" {
+    for line in await runS20c(events: options.events, rounds: options.rounds) { emit(line) }
   } else {
     fail("unknown case '\(options.name)' (see the comment at the top of BondFlow/main.swift)")
   }

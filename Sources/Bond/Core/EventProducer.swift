@@ -113,18 +113,20 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     self.isManaged = false
   }
 
-  /// Creates a managed producer: runs `producer` at once with a sink into this producer.
+  /// Creates a managed producer: runs `producer` at once with a function that sends into this
+  /// producer.
   ///
-  /// The sink holds the producer weakly. The producer stays alive while it has at least one
+  /// The function holds the producer weakly. The producer stays alive while it has at least one
   /// observer (Bond v4's managed lifecycle), so `center.bnd_notification(name).observe { }` works
   /// without holding it; when it is deallocated, the disposable that `producer` returned is disposed.
   public convenience init(replayLength: Int = 0, producer: (@escaping (Event) -> Void) -> (any DisposableType)?) {
-    self.init(replayLength: replayLength, managedBy: { sink in producer(sink.event) })
+    self.init(replayLength: replayLength, managedBy: { observer in producer(observer.event) })
   }
 
-  /// A managed producer (as ``init(replayLength:producer:)``) whose closure can also end it: `sink`
-  /// sends into this producer (`event`) and finishes it (`finished`), holding it weakly. Used by
-  /// ``EventProducerType/share(replayLength:)`` to relay its upstream's end.
+  /// A managed producer (as ``init(replayLength:producer:)``) whose closure can also end it: the
+  /// observer it is given sends into this producer (`event`) and finishes it (`finished`), holding
+  /// it weakly; with `relaysPressure` it carries this producer's pressure upstream (flow control).
+  /// Used by ``EventProducerType/share(replayLength:)`` to relay its upstream's end and pressure.
   @usableFromInline
   init(
     replayLength: Int,

@@ -24,7 +24,7 @@ extension EventProducerType {
     return EventProducer(
       replayLength: replayLength,
       relaysPressure: true,
-      managedBy: { sink in self.observe(with: sink) }
+      managedBy: { observer in self.observe(with: observer) }
     )
   }
 }

@@ -31,39 +31,64 @@ public struct WithLatestFrom<Upstream: EventProducerType, Other: EventProducerTy
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    let latest = LockedState<Other.Event?>(nil)
-    let disposables = CompositeDisposable()
+    let sink = WithLatestFromSink<Upstream.Event, Other.Event>(observer: observer)
     // Both sources feed what this delivers: both carry the pressure of a stage downstream.
-    disposables.add(
+    sink.disposables.add(
       other.observe(
-        with: EventObserver(
-          { value in latest.withLock { $0 = value } },
-          finished: nil,
-          registered: nil,
-          pressure: observer.pressure
-        )
+        with: EventObserver({ sink.otherReceived($0) }, finished: nil, registered: nil, pressure: observer.pressure)
       )
     )
-    let event = observer.event
-    let finished = observer.finished
-    disposables.add(
+    sink.disposables.add(
       upstream.observe(
         with: EventObserver(
-          { value in
-            guard let last = latest.withLock({ $0 }) else { return }
-            event((value, last))
-          },
-          finished: {
-            // Always observed: the other is let go at the end even when nobody asked for it.
-            disposables.dispose()
-            finished?()
-          },
+          { sink.receive($0) },
+          // Always observed: the other is let go at the end even when nobody asked for it.
+          finished: { sink.upstreamEnded() },
           registered: observer.registered,
           pressure: observer.pressure
         )
       )
     )
-    return disposables
+    return sink.disposables
+  }
+}
+
+/// One observation of ``WithLatestFrom``. Its state is the other's latest event, written from the
+/// other's thread under a lock and read (a copy, after the lock) by the upstream's deliveries, which
+/// are never concurrent; they alone deliver, so they need no serializer. The upstream's end
+/// disposes both observations, then calls `finished`.
+@usableFromInline
+final class WithLatestFromSink<Value, Latest> {
+  @usableFromInline let event: ((Value, Latest)) -> Void
+  @usableFromInline let finished: (() -> Void)?
+  /// The other's latest event; `nil` until it sends.
+  @usableFromInline let latest = LockedState<Latest?>(nil)
+  /// The observation's disposable: the other's observation, then the upstream's.
+  @usableFromInline let disposables = CompositeDisposable()
+
+  @inlinable
+  init(observer: EventObserver<(Value, Latest)>) {
+    event = observer.event
+    finished = observer.finished
+  }
+
+  /// An event of the other: the new latest.
+  @inlinable
+  func otherReceived(_ value: Latest) {
+    latest.withLock { $0 = value }
+  }
+
+  /// An upstream event: paired with the latest, if the other has sent.
+  @inlinable
+  func receive(_ value: Value) {
+    guard let last = latest.withLock({ $0 }) else { return }
+    event((value, last))  // after the lock
+  }
+
+  @inlinable
+  func upstreamEnded() {
+    disposables.dispose()
+    finished?()
   }
 }
 

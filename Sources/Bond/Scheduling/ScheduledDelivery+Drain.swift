@@ -10,7 +10,7 @@ extension ScheduledDelivery {
     scheduler.schedule { [self] in self.drain() }
   }
 
-  /// Runs on the scheduler. Only one drain runs at a time (see ``DeliverOnStateMachine``).
+  /// Runs on the scheduler. Only one drain runs at a time (see ``ScheduledDeliveryStateMachine``).
   @inlinable
   func drain() {
     if isBounded { drainOneByOne() } else { drainBatches() }
@@ -49,15 +49,15 @@ extension ScheduledDelivery {
         var offset = 0
         while let event = batch.pop() {
           if let registered, registered.offset == offset {
-            guard !isStopped else { return }
+            guard !isDisposed else { return }
             registered.callback.value()
           }
-          guard !isStopped else { return }
+          guard !isDisposed else { return }
           observer.value(event)
           offset += 1
         }
         if let registered, registered.offset == offset {
-          guard !isStopped else { return }
+          guard !isDisposed else { return }
           registered.callback.value()
         }
         delivered += offset
@@ -79,7 +79,7 @@ extension ScheduledDelivery {
     while !batch.isEmpty || registered != nil {
       if let pending = registered, pending.offset == offset || batch.isEmpty {
         registered = nil
-        guard !isStopped else { return false }
+        guard !isDisposed else { return false }
         pending.callback.value()
         continue
       }
@@ -89,7 +89,7 @@ extension ScheduledDelivery {
       array.reserveCapacity(limit)
       while array.count < limit, let event = batch.pop() { array.append(event) }
       offset += array.count
-      guard !isStopped else { return false }
+      guard !isDisposed else { return false }
       observer.value(array)
     }
     return true
@@ -106,19 +106,19 @@ extension ScheduledDelivery {
       case .exit(let exit):
         return leave(exit)
       case .registered(let callback):
-        guard !isStopped else { return }
+        guard !isDisposed else { return }
         callback.value()
       case .deliver(let observer, let event, let releases):
         statistics?.recordBuffered(-1)
         // The release first: a sender waiting on it goes on while this event is delivered.
         if releases { upstreamGate?.release() }
-        guard !isStopped else { return }
+        guard !isDisposed else { return }
         observer.value(event)
         delivered += 1
       case .deliverArray(let observer, let array, let releases):
         statistics?.recordBuffered(-array.count)
         if releases { upstreamGate?.release() }
-        guard !isStopped else { return }
+        guard !isDisposed else { return }
         delivered += array.count
         observer.value(array)
       }

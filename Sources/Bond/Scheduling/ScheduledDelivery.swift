@@ -1,8 +1,9 @@
 import Synchronization
 
 /// Delivers events to one observer on a scheduler: in order, none lost (unless a buffer limit says
-/// otherwise), never two at once, nothing new once disposed. The engine of ``DeliverOn``, and the
-/// output side of ``Throttle`` and ``Debounce``.
+/// otherwise), never two at once, nothing new once disposed. The engine of ``DeliverOn``,
+/// ``Batches`` and ``Partition``, and the output side of ``Throttle``, ``Debounce``, ``Delay`` and
+/// ``TimedCollect``; its decisions are ``ScheduledDeliveryStateMachine``'s.
 ///
 /// Senders push into a buffer under a short lock; the first push into an idle delivery schedules
 /// one drain, which empties the buffer on the scheduler (whole batches in one lock in unbounded
@@ -20,7 +21,7 @@ import Synchronization
 /// - Note: thread-safe.
 @usableFromInline
 final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
-  @usableFromInline typealias Machine = DeliverOnStateMachine<Event>
+  @usableFromInline typealias Machine = ScheduledDeliveryStateMachine<Event>
 
   @usableFromInline let scheduler: S
   @usableFromInline let state: LockedState<Machine>
@@ -104,25 +105,17 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     self.state = LockedState(machine)
   }
 
-  /// Whether `dispose()` was called or the end delivered: the drain checks it before each delivery.
-  @inlinable
-  var isStopped: Bool {
-    disposedFlag.load(ordering: .acquiring)
-  }
-
   /// Disposed, or over: its end was delivered (the upstream ended: it finished or was deallocated),
-  /// on the scheduler after the last event.
+  /// on the scheduler after the last event. The drain checks it before each delivery.
   @inlinable
-  var isDisposed: Bool { isStopped }
+  var isDisposed: Bool { disposedFlag.load(ordering: .acquiring) }
 
-  /// Queues `event` for delivery (from any thread). With `endsRegistration`, the `registered`
-  /// callback is due right after it. With `onScheduler` (the caller is an action running on the
-  /// scheduler), an idle delivery drains here instead of scheduling a drain.
+  /// Queues `event` for delivery (from any thread): the upstream's observer.
   @inlinable
-  func send(_ event: Event, endsRegistration: Bool = false, onScheduler: Bool = false) {
-    let action = state.withLock { $0.eventReceived(event, endsRegistration: endsRegistration) }
+  func send(_ event: Event) {
+    let action = state.withLock { $0.eventReceived(event) }
     if let statistics { countBuffered(action, in: statistics) }
-    perform(action, onScheduler: onScheduler)
+    perform(action, onScheduler: false)
   }
 
   /// `bufferedCount`: an event taken into the buffer counts once (a drop takes one out as it
@@ -135,7 +128,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     }
   }
 
-  /// The locked half of ``send(_:endsRegistration:onScheduler:)``: queues `event` and returns what
+  /// The locked half of ``send(_:)``: queues `event` and returns what
   /// to ``perform(_:onScheduler:)`` once the caller has released its own lock. An operator that
   /// decides under its own lock (throttle, debounce) enqueues inside that critical section, so its
   /// decisions reach the delivery in the order they were made; a thread preempted between deciding
@@ -146,7 +139,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     state.withLock { $0.eventReceived(event, endsRegistration: endsRegistration) }
   }
 
-  /// The locked half of ``endRegistration(onScheduler:)``, for the same reason as ``enqueue(_:endsRegistration:)``.
+  /// The locked half of ``endRegistration()``, for the same reason as ``enqueue(_:endsRegistration:)``.
   @usableFromInline
   func enqueueRegistrationEnd() -> Machine.ReceiveAction {
     state.withLock { $0.registrationEnded() }
@@ -154,20 +147,20 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
 
   /// The upstream's registration ended: `registered` is due after the events now waiting.
   @usableFromInline
-  func endRegistration(onScheduler: Bool = false) {
+  func endRegistration() {
     let action = state.withLock { $0.registrationEnded() }
-    perform(action, onScheduler: onScheduler)
+    perform(action, onScheduler: false)
   }
 
   /// The upstream ended: the end is delivered after the events now waiting.
   @usableFromInline
-  func finish(onScheduler: Bool = false) {
+  func finish() {
     let (action, releases) = state.withLock { ($0.endReceived(), $0.releasesPressureAtEnd()) }
     if releases { upstreamGate?.release() }
-    perform(action, onScheduler: onScheduler)
+    perform(action, onScheduler: false)
   }
 
-  /// The locked half of ``finish(onScheduler:)``, for the same reason as ``enqueue(_:endsRegistration:)``.
+  /// The locked half of ``finish()``, for the same reason as ``enqueue(_:endsRegistration:)``.
   @usableFromInline
   func enqueueEnd() -> Machine.ReceiveAction {
     state.withLock { $0.endReceived() }

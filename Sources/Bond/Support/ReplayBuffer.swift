@@ -36,10 +36,4 @@ struct ReplayBuffer<Element> {
     if index >= storage.count { index -= storage.count }
     return storage[index]
   }
-
-  /// The stored elements, oldest first.
-  @inlinable
-  var elements: [Element] {
-    (0..<count).map { self[$0] }
-  }
 }

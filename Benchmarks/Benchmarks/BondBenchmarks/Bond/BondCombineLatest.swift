@@ -1,7 +1,5 @@
 // Bond S4 combine-latest: two producers, alternate sends, observer of the tuple.
-// Enabled by the `BOND_COMBINE_LATEST` condition (Benchmarks/Package.swift).
 
-#if BOND_COMBINE_LATEST
 import Benchmark
 import Bond
 
@@ -20,6 +18,3 @@ func registerBondCombineLatest() {
     blackHole(sink.sum)
   }
 }
-#else
-func registerBondCombineLatest() {}
-#endif

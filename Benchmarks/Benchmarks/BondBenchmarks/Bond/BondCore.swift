@@ -1,8 +1,6 @@
 // Bond, core only (`EventProducer`): S1 send-1, S3 fanout-10, S8 replay-subscribe, S9 churn,
-// S9b dispose-under-slow-observer, S10 concurrent-send. Enabled by the `BOND_CORE` condition
-// (Benchmarks/Package.swift).
+// S9b dispose-under-slow-observer, S10 concurrent-send.
 
-#if BOND_CORE
 import Benchmark
 import Bond
 
@@ -94,6 +92,3 @@ func registerBondCore() {
     blackHole(sink.sum)
   }
 }
-#else
-func registerBondCore() {}
-#endif

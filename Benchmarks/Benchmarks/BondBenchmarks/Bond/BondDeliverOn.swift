@@ -1,8 +1,6 @@
 // Bond S7 deliver-on: producer -> deliverOn(serial DispatchQueue) -> observer; 1M events, timed
 // until the last one has arrived (end to end).
-// Enabled by the `BOND_DELIVER_ON` condition (Benchmarks/Package.swift).
 
-#if BOND_DELIVER_ON
 import Benchmark
 import Bond
 import Dispatch
@@ -21,6 +19,3 @@ func registerBondDeliverOn() {
     blackHole(counter.sum)
   }
 }
-#else
-func registerBondDeliverOn() {}
-#endif

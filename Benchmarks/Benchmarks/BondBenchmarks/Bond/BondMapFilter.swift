@@ -1,7 +1,5 @@
 // Bond S2 chain: producer -> map {$0+1} -> filter {even} -> map {$0*2} -> observer.
-// Enabled by the `BOND_MAP_FILTER` condition (Benchmarks/Package.swift).
 
-#if BOND_MAP_FILTER
 import Benchmark
 import Bond
 
@@ -22,6 +20,3 @@ func registerBondMapFilter() {
     blackHole(sink.sum)
   }
 }
-#else
-func registerBondMapFilter() {}
-#endif

@@ -1,7 +1,5 @@
 // Bond S5 merge-8: 8 producers merged, round-robin sends.
-// Enabled by the `BOND_MERGE` condition (Benchmarks/Package.swift).
 
-#if BOND_MERGE
 import Benchmark
 import Bond
 
@@ -17,6 +15,3 @@ func registerBondMerge() {
     blackHole(sink.sum)
   }
 }
-#else
-func registerBondMerge() {}
-#endif

@@ -4,9 +4,7 @@
 //         iteration (ns and mallocs per compared element);
 //   S12c: the same replacements as a plain `.reset` (performDiff: false), per element, for comparison;
 //   S12d: 100k appends seen through `filterElements` (even elements kept), per append.
-// Enabled by the `BOND_OBSERVABLE_ARRAY` condition (Benchmarks/Package.swift).
 
-#if BOND_OBSERVABLE_ARRAY
 import Benchmark
 import Bond
 
@@ -71,6 +69,3 @@ func registerBondObservableArray() {
     blackHole(sink.sum)
   }
 }
-#else
-func registerBondObservableArray() {}
-#endif

@@ -1,8 +1,7 @@
 // Bond's pipeline stages: S13 partition (1 and 2 lanes), S14 batches against deliverOn with one
 // consumer call per event, S18 send(contentsOf:) from an AsyncStream (buffered, and fed live by
-// another thread). Enabled by the `BOND_STAGES` condition (Benchmarks/Package.swift).
+// another thread).
 
-#if BOND_STAGES
 import Benchmark
 import Bond
 import Dispatch
@@ -98,6 +97,3 @@ func measureQueuedConsumer(
   observation.dispose()
   blackHole(sink.sum)
 }
-#else
-func registerBondStages() {}
-#endif

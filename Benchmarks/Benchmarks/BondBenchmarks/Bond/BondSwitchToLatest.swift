@@ -1,8 +1,6 @@
 // Bond S6 switch-latest: a producer of producers, switched to the latest; a new inner every 100
 // events (the inner producers are made inside the measured loop, as for every engine).
-// Enabled by the `BOND_SWITCH_TO_LATEST` condition (Benchmarks/Package.swift).
 
-#if BOND_SWITCH_TO_LATEST
 import Benchmark
 import Bond
 
@@ -25,6 +23,3 @@ func registerBondSwitchToLatest() {
     blackHole(sink.sum)
   }
 }
-#else
-func registerBondSwitchToLatest() {}
-#endif

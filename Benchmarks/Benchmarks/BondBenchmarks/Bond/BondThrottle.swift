@@ -1,8 +1,6 @@
 // Bond S11 throttle: 1M events into throttle(seconds: 1, queue:) on a DispatchQueue; the
 // per-event cost of the rate limiter (the window's delivery, 1 s later, is not waited for).
-// Enabled by the `BOND_THROTTLE` condition (Benchmarks/Package.swift).
 
-#if BOND_THROTTLE
 import Benchmark
 import Bond
 import Dispatch
@@ -20,6 +18,3 @@ func registerBondThrottle() {
     blackHole(queue.sync { sink.sum })
   }
 }
-#else
-func registerBondThrottle() {}
-#endif

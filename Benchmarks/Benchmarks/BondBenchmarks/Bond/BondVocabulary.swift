@@ -1,8 +1,6 @@
 // Bond's everyday operators: S15 zip of two sources, S16 withLatestFrom, S17 collect(count: 100),
 // S17b first() per subscription.
-// Enabled by the `BOND_VOCABULARY` condition (Benchmarks/Package.swift).
 
-#if BOND_VOCABULARY
 import Benchmark
 import Bond
 
@@ -65,6 +63,3 @@ func registerBondVocabulary() {
     blackHole(sink.sum)
   }
 }
-#else
-func registerBondVocabulary() {}
-#endif

@@ -25,8 +25,8 @@ public func combineLatest<
   _ second: P2
 ) -> CombineLatest<(P1.Event, P2.Event)> {
   CombineLatest(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
+    TupleSource(first),
+    TupleSource(second),
   ])
 }
 
@@ -47,9 +47,9 @@ public func combineLatest<
   _ third: P3
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event)> {
   CombineLatest(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
   ])
 }
 
@@ -72,10 +72,10 @@ public func combineLatest<
   _ fourth: P4
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event)> {
   CombineLatest(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
   ])
 }
 
@@ -100,11 +100,11 @@ public func combineLatest<
   _ fifth: P5
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event)> {
   CombineLatest(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
-    CombineLatestSource(fifth),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
+    TupleSource(fifth),
   ])
 }
 
@@ -131,12 +131,12 @@ public func combineLatest<
   _ sixth: P6
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event)> {
   CombineLatest(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
-    CombineLatestSource(fifth),
-    CombineLatestSource(sixth),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
+    TupleSource(fifth),
+    TupleSource(sixth),
   ])
 }
 
@@ -165,13 +165,13 @@ public func combineLatest<
   _ seventh: P7
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event)> {
   CombineLatest(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
-    CombineLatestSource(fifth),
-    CombineLatestSource(sixth),
-    CombineLatestSource(seventh),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
+    TupleSource(fifth),
+    TupleSource(sixth),
+    TupleSource(seventh),
   ])
 }
 
@@ -202,14 +202,14 @@ public func combineLatest<
   _ eighth: P8
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event)> {
   CombineLatest(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
-    CombineLatestSource(fifth),
-    CombineLatestSource(sixth),
-    CombineLatestSource(seventh),
-    CombineLatestSource(eighth),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
+    TupleSource(fifth),
+    TupleSource(sixth),
+    TupleSource(seventh),
+    TupleSource(eighth),
   ])
 }
 
@@ -242,15 +242,15 @@ public func combineLatest<
   _ ninth: P9
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event, P9.Event)> {
   CombineLatest(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
-    CombineLatestSource(fifth),
-    CombineLatestSource(sixth),
-    CombineLatestSource(seventh),
-    CombineLatestSource(eighth),
-    CombineLatestSource(ninth),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
+    TupleSource(fifth),
+    TupleSource(sixth),
+    TupleSource(seventh),
+    TupleSource(eighth),
+    TupleSource(ninth),
   ])
 }
 
@@ -285,15 +285,15 @@ public func combineLatest<
   _ tenth: P10
 ) -> CombineLatest<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event, P9.Event, P10.Event)> {
   CombineLatest(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
-    CombineLatestSource(fifth),
-    CombineLatestSource(sixth),
-    CombineLatestSource(seventh),
-    CombineLatestSource(eighth),
-    CombineLatestSource(ninth),
-    CombineLatestSource(tenth),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
+    TupleSource(fifth),
+    TupleSource(sixth),
+    TupleSource(seventh),
+    TupleSource(eighth),
+    TupleSource(ninth),
+    TupleSource(tenth),
   ])
 }

@@ -24,10 +24,10 @@
 /// - Note: thread-safe: the upstreams may send from any threads at once.
 public struct CombineLatest<Event>: EventProducerType {
   /// The combined producers, in order, each behind closures made for its own type.
-  @usableFromInline let sources: [CombineLatestSource]
+  @usableFromInline let sources: [TupleSource]
 
   @inlinable
-  init(sources: [CombineLatestSource]) {
+  init(sources: [TupleSource]) {
     self.sources = sources
   }
 
@@ -49,77 +49,9 @@ public struct CombineLatest<Event>: EventProducerType {
   }
 }
 
-/// One upstream of a `combineLatest`, behind closures made where its type is concrete (so they
-/// are specialized for it, unlike code in a loop over a parameter pack or in a generic class's
-/// overridden methods).
-@usableFromInline
-struct CombineLatestSource {
-  /// Observes the upstream: each event is queued and the given position sent into the inbox; so are
-  /// the end of its registration (as ``CombineLatestStateMachine/registeredMarker``, when
-  /// `forwardsRegistered`) and its end (``CombineLatestStateMachine/endedMarker(position:)``).
-  @usableFromInline typealias Observe = (
-    _ position: Int, _ inbox: Inbox<Int>, _ forwardsRegistered: Bool, _ pressure: FlowGate?
-  ) -> any DisposableType
-
-  /// The upstream's replay length.
-  @usableFromInline let replayLength: () -> Int
-  /// Places the upstream's element at the next offset of `layout`; makes its slot (which the
-  /// observation keeps) and the function that observes the upstream into it (used once: it holds
-  /// the upstream, which the observation must not keep alive).
-  @usableFromInline let makeSlot: (inout TupleLayout) -> (slot: CombineLatestSlot, observe: Observe)
-
-  @inlinable
-  init<Upstream: EventProducerType>(_ upstream: Upstream) {
-    replayLength = { upstream.replayLength }
-    makeSlot = { layout in
-      let queue = CombineLatestQueue<Upstream.Event>(offset: layout.append(Upstream.Event.self))
-      let observe: Observe = { position, inbox, forwardsRegistered, pressure in
-        // The closures hold the inbox and the queue: they live while the upstream can send.
-        let serializer = inbox.serializer
-        let registered = forwardsRegistered ? CombineLatestStateMachine.registeredMarker : nil
-        return upstream.observe(
-          with: EventObserver(
-            { event in
-              queue.push(event)
-              serializer.next(position)
-            },
-            finished: inbox.sender(CombineLatestStateMachine.endedMarker(position: position)),
-            registered: inbox.sender(registered),
-            pressure: pressure
-          )
-        )
-      }
-      return (CombineLatestSlot(queue), observe)
-    }
-  }
-}
-
-/// One upstream's part of a `combineLatest` observation, type-erased: the closures reach its
-/// ``CombineLatestQueue`` with its concrete type.
-@usableFromInline
-struct CombineLatestSlot {
-  /// Moves the upstream's oldest queued event into the tuple at the given address.
-  /// Returns true when it is the upstream's first event.
-  @usableFromInline let storeNext: (UnsafeMutableRawPointer) -> Bool
-  /// Deinitializes the upstream's element of the tuple at the given address, if set.
-  @usableFromInline let clear: (UnsafeMutableRawPointer) -> Void
-  /// Whether the upstream's element is set: it has sent (read by the serializer's observer).
-  @usableFromInline let hasSent: () -> Bool
-  /// Marks the element as not set, after its value was moved out (by `zip`).
-  @usableFromInline let markCleared: () -> Void
-
-  @inlinable
-  init<Value>(_ queue: CombineLatestQueue<Value>) {
-    markCleared = { queue.isSet = false }
-    storeNext = { base in queue.storeNext(in: base) }
-    clear = { base in queue.clear(in: base) }
-    hasSent = { queue.isSet }
-  }
-}
-
 // # The entry points
 //
-// One N-ary core, `CombineLatest<Event>` over an array of `CombineLatestSource`s, does the work for
+// One N-ary core, `CombineLatest<Event>` over an array of `TupleSource`s, does the work for
 // every arity. The free functions for 2 to 10 producers (in `CombineLatest+Arity.swift`, generated
 // by `Scripts/generate-arity.py`) are one-line, non-variadic entry points into it, for two reasons
 // found with Swift 6.3:
@@ -162,6 +94,6 @@ extension EventProducerType {
   public func combineLatestWith<Other: EventProducerType>(
     _ other: Other
   ) -> CombineLatest<(Event, Other.Event)> {
-    CombineLatest(sources: [CombineLatestSource(self), CombineLatestSource(other)])
+    CombineLatest(sources: [TupleSource(self), TupleSource(other)])
   }
 }

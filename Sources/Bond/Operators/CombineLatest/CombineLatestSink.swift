@@ -11,7 +11,7 @@ final class CombineLatestSink<Event>: TupleSink {
   @exclusivity(unchecked) @usableFromInline var machine: CombineLatestStateMachine
 
   @inlinable
-  init(slots: [CombineLatestSlot], inbox: Inbox<Int>, observer: EventObserver<Event>) {
+  init(slots: [TupleSlot], inbox: Inbox<Int>, observer: EventObserver<Event>) {
     output = InboxSinkOutput(inbox: inbox, observer: observer)
     tuple = TupleStorage(slots: slots)
     registered = observer.registered
@@ -39,13 +39,13 @@ final class CombineLatestSink<Event>: TupleSink {
   /// The end of a source's registration, or a source's end.
   @inlinable
   func receiveMarker(_ marker: Int) {
-    if marker == CombineLatestStateMachine.registeredMarker {
+    if marker == TupleMarkers.registered {
       if machine.sourceRegistered() { callRegistered() }
       return
     }
     // Every event of that source is stored before its end: the source's events go into the
     // inbox in its order, its end after them.
-    let hadSent = tuple.slots[CombineLatestStateMachine.position(ofEnded: marker)].hasSent()
+    let hadSent = tuple.slots[TupleMarkers.position(ofEnded: marker)].hasSent()
     if machine.sourceEnded(hadSent: hadSent) { end() }
   }
 }

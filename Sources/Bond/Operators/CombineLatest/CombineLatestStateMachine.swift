@@ -6,18 +6,6 @@
 /// themselves live in the observation's tuple storage (see ``CombineLatestSink``).
 @usableFromInline
 struct CombineLatestStateMachine {
-  /// What an upstream sends into the serializer, instead of its position, when it has finished
-  /// registering.
-  @inlinable static var registeredMarker: Int { -1 }
-
-  /// What an upstream sends into the serializer, instead of its position, when it has ended.
-  @inlinable
-  static func endedMarker(position: Int) -> Int { -2 - position }
-
-  /// The position of the upstream whose end `marker` (below ``registeredMarker``) is.
-  @inlinable
-  static func position(ofEnded marker: Int) -> Int { -2 - marker }
-
   /// The sources that have not sent yet.
   @usableFromInline var silentSources: Int
   /// The sources that have not finished registering yet.

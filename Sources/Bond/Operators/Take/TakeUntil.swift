@@ -35,17 +35,8 @@ public struct TakeUntil<Upstream: EventProducerType, Trigger: EventProducerType>
     let upstream = self.upstream
     let trigger = self.trigger
     return Inbox<TakeUntilInput<Upstream.Event>>.observation(pressure: observer.pressure) { inbox in
-      // Touched only inside the inbox's deliveries, which are never concurrent.
-      var machine = TakeUntilStateMachine(registeredDue: observer.registered != nil)
-      inbox.open { input in
-        switch machine.received(input) {
-        case .deliver(let event): observer.event(event)
-        case .registered: observer.registered?()
-        case .end(let registered):
-          inbox.end(registered: registered ? observer.registered : nil, finished: observer.finished)
-        case .ignore: break
-        }
-      }
+      let sink = TakeUntilSink(inbox: inbox, observer: observer)
+      inbox.open { sink.receive($0) }
       let serializer = inbox.serializer
       inbox.disposables.add(
         trigger.observe(with: EventObserver({ _ in serializer.next(.triggered) }))

@@ -60,3 +60,30 @@ struct TakeUntilStateMachine {
     }
   }
 }
+
+/// The single observer of a ``TakeUntil`` observation's inbox: it owns the state and calls the
+/// observer. The inbox never calls it concurrently, so it needs no lock.
+@usableFromInline
+final class TakeUntilSink<Event>: InboxSink {
+  @usableFromInline let output: InboxSinkOutput<Event, TakeUntilInput<Event>>
+  /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
+  @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
+  @exclusivity(unchecked) @usableFromInline var machine: TakeUntilStateMachine
+
+  @inlinable
+  init(inbox: Inbox<TakeUntilInput<Event>>, observer: EventObserver<Event>) {
+    output = InboxSinkOutput(inbox: inbox, observer: observer)
+    registered = observer.registered
+    machine = TakeUntilStateMachine(registeredDue: observer.registered != nil)
+  }
+
+  @inlinable
+  func receive(_ input: TakeUntilInput<Event>) {
+    switch machine.received(input) {
+    case .deliver(let event): output.observer(event)
+    case .registered: callRegistered()
+    case .end: end()  // `registered` first, if still due
+    case .ignore: break
+    }
+  }
+}

@@ -21,8 +21,8 @@ public func zip<
   _ second: P2
 ) -> Zip<(P1.Event, P2.Event)> {
   Zip(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
+    TupleSource(first),
+    TupleSource(second),
   ])
 }
 
@@ -42,9 +42,9 @@ public func zip<
   _ third: P3
 ) -> Zip<(P1.Event, P2.Event, P3.Event)> {
   Zip(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
   ])
 }
 
@@ -66,10 +66,10 @@ public func zip<
   _ fourth: P4
 ) -> Zip<(P1.Event, P2.Event, P3.Event, P4.Event)> {
   Zip(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
   ])
 }
 
@@ -93,11 +93,11 @@ public func zip<
   _ fifth: P5
 ) -> Zip<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event)> {
   Zip(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
-    CombineLatestSource(fifth),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
+    TupleSource(fifth),
   ])
 }
 
@@ -123,12 +123,12 @@ public func zip<
   _ sixth: P6
 ) -> Zip<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event)> {
   Zip(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
-    CombineLatestSource(fifth),
-    CombineLatestSource(sixth),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
+    TupleSource(fifth),
+    TupleSource(sixth),
   ])
 }
 
@@ -156,13 +156,13 @@ public func zip<
   _ seventh: P7
 ) -> Zip<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event)> {
   Zip(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
-    CombineLatestSource(fifth),
-    CombineLatestSource(sixth),
-    CombineLatestSource(seventh),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
+    TupleSource(fifth),
+    TupleSource(sixth),
+    TupleSource(seventh),
   ])
 }
 
@@ -192,14 +192,14 @@ public func zip<
   _ eighth: P8
 ) -> Zip<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event)> {
   Zip(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
-    CombineLatestSource(fifth),
-    CombineLatestSource(sixth),
-    CombineLatestSource(seventh),
-    CombineLatestSource(eighth),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
+    TupleSource(fifth),
+    TupleSource(sixth),
+    TupleSource(seventh),
+    TupleSource(eighth),
   ])
 }
 
@@ -231,15 +231,15 @@ public func zip<
   _ ninth: P9
 ) -> Zip<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event, P9.Event)> {
   Zip(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
-    CombineLatestSource(fifth),
-    CombineLatestSource(sixth),
-    CombineLatestSource(seventh),
-    CombineLatestSource(eighth),
-    CombineLatestSource(ninth),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
+    TupleSource(fifth),
+    TupleSource(sixth),
+    TupleSource(seventh),
+    TupleSource(eighth),
+    TupleSource(ninth),
   ])
 }
 
@@ -273,15 +273,15 @@ public func zip<
   _ tenth: P10
 ) -> Zip<(P1.Event, P2.Event, P3.Event, P4.Event, P5.Event, P6.Event, P7.Event, P8.Event, P9.Event, P10.Event)> {
   Zip(sources: [
-    CombineLatestSource(first),
-    CombineLatestSource(second),
-    CombineLatestSource(third),
-    CombineLatestSource(fourth),
-    CombineLatestSource(fifth),
-    CombineLatestSource(sixth),
-    CombineLatestSource(seventh),
-    CombineLatestSource(eighth),
-    CombineLatestSource(ninth),
-    CombineLatestSource(tenth),
+    TupleSource(first),
+    TupleSource(second),
+    TupleSource(third),
+    TupleSource(fourth),
+    TupleSource(fifth),
+    TupleSource(sixth),
+    TupleSource(seventh),
+    TupleSource(eighth),
+    TupleSource(ninth),
+    TupleSource(tenth),
   ])
 }

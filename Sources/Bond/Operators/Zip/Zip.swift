@@ -15,10 +15,10 @@
 /// - Note: thread-safe: the upstreams may send from any threads at once.
 public struct Zip<Event>: EventProducerType {
   /// The zipped producers, in order (the same wrappers as `combineLatest`'s).
-  @usableFromInline let sources: [CombineLatestSource]
+  @usableFromInline let sources: [TupleSource]
 
   @inlinable
-  init(sources: [CombineLatestSource]) {
+  init(sources: [TupleSource]) {
     self.sources = sources
   }
 
@@ -62,6 +62,6 @@ extension EventProducerType {
   /// - Returns: a lazy producer of `(Event, Other.Event)`. See ``Zip``.
   @inlinable
   public func zipWith<Other: EventProducerType>(_ other: Other) -> Zip<(Event, Other.Event)> {
-    Zip(sources: [CombineLatestSource(self), CombineLatestSource(other)])
+    Zip(sources: [TupleSource(self), TupleSource(other)])
   }
 }

@@ -15,7 +15,7 @@ final class ZipSink<Event>: TupleSink {
   @exclusivity(unchecked) @usableFromInline var heldBack: [Bool]
 
   @inlinable
-  init(slots: [CombineLatestSlot], inbox: Inbox<Int>, observer: EventObserver<Event>) {
+  init(slots: [TupleSlot], inbox: Inbox<Int>, observer: EventObserver<Event>) {
     output = InboxSinkOutput(inbox: inbox, observer: observer)
     tuple = TupleStorage(slots: slots)
     registered = observer.registered
@@ -86,10 +86,10 @@ final class ZipSink<Event>: TupleSink {
 
   @inlinable
   func receiveMarker(_ marker: Int) {
-    if marker == CombineLatestStateMachine.registeredMarker {
+    if marker == TupleMarkers.registered {
       if machine.sourceRegistered() { callRegistered() }
       return
     }
-    if machine.sourceEnded(position: CombineLatestStateMachine.position(ofEnded: marker)) { end() }
+    if machine.sourceEnded(position: TupleMarkers.position(ofEnded: marker)) { end() }
   }
 }

@@ -78,7 +78,7 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
     for worker in actions.start { start(worker) }
   }
 
-  @usableFromInline
+  @inlinable
   func start(_ worker: Int) {
     let task = Task.detached(executorPreference: DispatchTaskExecutor.shared) { [self] in
       await self.work(as: worker)
@@ -86,59 +86,79 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
     if state.withLock({ $0.started(task, worker: worker) }) { task.cancel() }
   }
 
+  /// Whether the stage downstream is under pressure now (then workers take no new event).
+  @inlinable
+  var downstreamPressured: Bool { observer.pressure?.isPressured ?? false }
+
   /// A worker's loop: take an event, run the transform, deliver (or leave the result to the one
-  /// delivering), until nothing may be taken.
-  @usableFromInline
+  /// delivering), until nothing may be taken. Each step after the transform is one critical
+  /// section: storing the result with the first delivery (or the next take), and the last delivery
+  /// with the next take.
+  // Inlinable (and so specialized in the user's module): unspecialized, each lock and each call
+  // into the machine looks up generic metadata.
+  @inlinable
   func work(as worker: Int) async {
+    var releases = false
+    var step = state.withLock { $0.take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases) }
     while true {
-      if let downstream = observer.pressure, downstream.isPressured,
-        downstream.wakeOnRelease({ [self] in self.resume() })
-      {
-        state.withLock { $0.pause(worker: worker) }
-        return
-      }
-      var releases = false
-      let step = state.withLock { $0.take(worker: worker, releases: &releases) }
       if releases { gate.release() }
+      releases = false
       switch step {
       case .stop:
         return
       case .end:
         return deliverEnd()
+      case .pause:
+        return pauseForDownstream()
       case .event(let sequence, let input):
         let output = await transform(input)
-        if state.withLock({ $0.finished(output, sequence: sequence) }) { deliverReady() }
+        var delivery = state.withLock {
+          $0.finished(
+            output,
+            sequence: sequence,
+            worker: worker,
+            downstreamPressured: downstreamPressured,
+            releases: &releases
+          )
+        }
+        while true {
+          switch delivery {
+          case .deliver(let output):
+            // acquiring: pairs with dispose()'s exchange; no delivery starts after it returned.
+            if !stopped.load(ordering: .acquiring) { observer.event(output) }
+          case .registered:
+            if !stopped.load(ordering: .acquiring) { observer.registered?() }
+          case .done(let actions, let next):
+            perform(actions)
+            step = next
+          }
+          if case .done = delivery { break }
+          delivery = state.withLock {
+            $0.nextDelivery(worker: worker, downstreamPressured: downstreamPressured, releases: &releases)
+          }
+        }
       }
     }
   }
 
+  /// A worker stopped because the stage downstream is under pressure: the release wakes the stage
+  /// (``resume()``); a release that came first resumes it now.
+  @inlinable
+  func pauseForDownstream() {
+    guard let downstream = observer.pressure, downstream.wakeOnRelease({ [self] in self.resume() }) else {
+      return resume()
+    }
+  }
+
   /// The downstream released its pressure: starts the workers it paused (or delivers the end).
-  @usableFromInline
+  @inlinable
   func resume() {
     let (actions, end) = state.withLock { $0.resumed() }
     perform(actions)
     if end { deliverEnd() }
   }
 
-  /// Delivers the ready results one at a time (this thread holds the delivering role).
-  @usableFromInline
-  func deliverReady() {
-    while true {
-      switch state.withLock({ $0.nextDelivery() }) {
-      case .deliver(let output):
-        // acquiring: pairs with dispose()'s exchange; no delivery starts after it returned.
-        guard !stopped.load(ordering: .acquiring) else { continue }
-        observer.event(output)
-      case .registered:
-        guard !stopped.load(ordering: .acquiring) else { continue }
-        observer.registered?()
-      case .done(let actions):
-        return perform(actions)
-      }
-    }
-  }
-
-  @usableFromInline
+  @inlinable
   func upstreamEnded() {
     var releases = false
     let end = state.withLock { $0.endReceived(releases: &releases) }
@@ -148,7 +168,7 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
 
   /// The end, after every result: unless a `dispose()` won, calls `finished`; then lets go of the
   /// upstream.
-  @usableFromInline
+  @inlinable
   func deliverEnd() {
     // acquiringAndReleasing: exactly one of this and a racing dispose() wins.
     let isEnd = !stopped.exchange(true, ordering: .acquiringAndReleasing)

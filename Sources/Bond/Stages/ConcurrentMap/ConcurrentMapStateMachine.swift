@@ -106,12 +106,19 @@ struct ConcurrentMapStateMachine<Input, Output> {
     /// The worker ends, and it was the last: every result is delivered and the upstream has
     /// ended, so it delivers the end.
     case end
+    /// The worker ends because the stage downstream is under pressure: it asks to be woken on
+    /// the release (and resumes the stage itself if the release came first).
+    case pause
   }
 
   /// A worker asks for its next event; with `releases`, the gate must be released (the waiting
   /// events went down to the low watermark).
   @inlinable
-  mutating func take(worker: Int, releases: inout Bool) -> TakeStep {
+  mutating func take(worker: Int, downstreamPressured: Bool = false, releases: inout Bool) -> TakeStep {
+    if downstreamPressured && !isOver && !waiting.isEmpty {
+      workerEnded(worker)
+      return .pause
+    }
     guard !isOver, !waiting.isEmpty, taken - delivered < maxConcurrent else {
       workerEnded(worker)
       return endIsDue() ? .end : .stop
@@ -124,12 +131,6 @@ struct ConcurrentMapStateMachine<Input, Output> {
       releases = true
     }
     return .event(sequence: next.sequence, input: next.input)
-  }
-
-  /// A worker ends without taking (its downstream is under pressure: it is woken on release).
-  @inlinable
-  mutating func pause(worker: Int) {
-    workerEnded(worker)
   }
 
   /// After the downstream's release: the workers to start, and whether the end is due now.
@@ -168,31 +169,44 @@ struct ConcurrentMapStateMachine<Input, Output> {
     return false
   }
 
-  /// A worker finished the event `sequence`: returns whether this thread must now deliver.
-  @inlinable
-  mutating func finished(_ output: Output, sequence: Int) -> Bool {
-    running -= 1
-    guard !isOver else { return false }
-    if ordered { slots[sequence % maxConcurrent] = output } else { completed.push(output) }
-    guard !isDelivering else { return false }
-    isDelivering = true
-    return true
-  }
-
   @usableFromInline
   enum DeliveryStep {
     case deliver(Output)
     case registered
-    /// Nothing more to deliver now; start these workers (the window moved).
-    case done(Actions)
+    /// Nothing (more) for this worker to deliver: start these workers (the window moved), and go
+    /// on with this step (the worker's next event, taken in the same critical section).
+    case done(Actions, next: TakeStep)
   }
 
-  /// The deliverer's next step.
+  /// A worker finished the event `sequence`: stores the result; if nobody is delivering, this
+  /// worker becomes the deliverer and gets its first delivery step, else it takes its next event
+  /// (one critical section either way).
   @inlinable
-  mutating func nextDelivery() -> DeliveryStep {
+  mutating func finished(
+    _ output: Output,
+    sequence: Int,
+    worker: Int,
+    downstreamPressured: Bool,
+    releases: inout Bool
+  ) -> DeliveryStep {
+    running -= 1
+    if !isOver {
+      if ordered { slots[sequence % maxConcurrent] = output } else { completed.push(output) }
+      if !isDelivering {
+        isDelivering = true
+        return nextDelivery(worker: worker, downstreamPressured: downstreamPressured, releases: &releases)
+      }
+    }
+    return .done(Actions(), next: take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases))
+  }
+
+  /// The deliverer's next step: the next ready result, or (nothing ready) the end of its
+  /// delivering role and its next event.
+  @inlinable
+  mutating func nextDelivery(worker: Int, downstreamPressured: Bool, releases: inout Bool) -> DeliveryStep {
     guard !isOver else {
       isDelivering = false
-      return .done(Actions())
+      return .done(Actions(), next: take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases))
     }
     if let after = registeredAfter, after == delivered {
       registeredAfter = nil
@@ -210,9 +224,10 @@ struct ConcurrentMapStateMachine<Input, Output> {
       return .deliver(output)
     }
     isDelivering = false
+    let next = take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases)
     var actions = Actions()
     workersToStart(&actions)
-    return .done(actions)
+    return .done(actions, next: next)
   }
 
   /// The upstream ended: returns whether the end is due at once (nothing waits or runs).

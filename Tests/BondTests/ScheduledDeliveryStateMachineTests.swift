@@ -1,9 +1,10 @@
 import Testing
 @testable import Bond
 
-/// The pure state machines of deliverOn, throttle and debounce, driven by hand (no threads, no time).
-@Suite struct TimeStateMachineTests {
-  private typealias Delivery = DeliverOnStateMachine<Int>
+/// The pure state machine of every scheduled delivery (deliverOn, batches, partition and the output
+/// of the timed operators), driven by hand (no threads, no time).
+@Suite struct ScheduledDeliveryStateMachineTests {
+  private typealias Delivery = ScheduledDeliveryStateMachine<Int>
 
   private func delivery(
     limit: Int = .max,
@@ -22,8 +23,6 @@ import Testing
     if case .startDrain = action { return true }
     return false
   }
-
-  // MARK: - DeliverOnStateMachine
 
   @Test func onlyTheFirstEventOfAnIdleDeliveryStartsADrain() {
     var machine = delivery()
@@ -145,90 +144,13 @@ import Testing
       return
     }
   }
-
-  // MARK: - ThrottleStateMachine
-
-  @Test func throttleIgnoresALateWindowEnd() {
-    var machine = ThrottleStateMachine<Int>(mode: .latest)
-    guard case .openWindow(let first) = machine.eventReceived(1) else {
-      Issue.record("no window")
-      return
-    }
-    guard case .deliver(1, false) = machine.windowEnded(generation: first) else {
-      Issue.record("no delivery")
-      return
-    }
-    guard case .openWindow(let second) = machine.eventReceived(2) else {
-      Issue.record("no window")
-      return
-    }
-    #expect(second != first)
-    guard case .none = machine.windowEnded(generation: first) else {
-      Issue.record("stale end acted")
-      return
-    }
-    let handle = SimpleDisposable()
-    #expect(machine.windowEndScheduled(handle, generation: first) === handle, "a stale handle is handed back")
-    #expect(machine.windowEndScheduled(handle, generation: second) == nil)
-    let (windowEnd, latest) = machine.disposed()
-    #expect(windowEnd === handle && latest == 2)
-  }
-
-  @Test func throttleRegistrationWaitsForTheReplayedEvent() {
-    var machine = ThrottleStateMachine<Int>(mode: .latest)
-    guard case .openWindow(let generation) = machine.eventReceived(1) else {
-      Issue.record("no window")
-      return
-    }
-    #expect(machine.registrationEnded() == false)
-    guard case .deliver(1, true) = machine.windowEnded(generation: generation) else {
-      Issue.record("no marker")
-      return
-    }
-  }
-
-  @Test func throttleLiveEventReplacingTheReplayMakesRegisteredDue() {
-    var machine = ThrottleStateMachine<Int>(mode: .leadingAndLatest)
-    guard case .deliverAndOpenWindow(1, _) = machine.eventReceived(1) else {
-      Issue.record("not leading")
-      return
-    }
-    _ = machine.eventReceived(2)  // replayed, pending
-    #expect(machine.registrationEnded() == false)
-    guard case .registeredDue(2?) = machine.eventReceived(3) else {
-      Issue.record("no marker")
-      return
-    }
-  }
-
-  // MARK: - DebounceStateMachine
-
-  @Test func debounceIgnoresAReplacedTimer() {
-    var machine = DebounceStateMachine<Int>()
-    let first = machine.eventReceived(1)
-    let handle = SimpleDisposable()
-    #expect(machine.timerScheduled(handle, generation: first.generation!) == nil)
-    let second = machine.eventReceived(2)
-    #expect(second.cancel === handle && second.released == 1)
-    #expect(machine.timerFired(generation: first.generation!) == nil)
-    #expect(machine.timerFired(generation: second.generation!)?.event == 2)
-    #expect(machine.timerFired(generation: second.generation!) == nil, "delivered once")
-  }
-
-  @Test func debounceAfterDisposeDoesNothing() {
-    var machine = DebounceStateMachine<Int>()
-    _ = machine.eventReceived(1)
-    #expect(machine.disposed().dropped == 1)
-    #expect(machine.eventReceived(2).generation == nil)
-    #expect(machine.registrationEnded() == false)
-  }
 }
 
 // MARK: - The end
 
-extension TimeStateMachineTests {
+extension ScheduledDeliveryStateMachineTests {
   @Test func deliverOnEndComesAfterTheBufferAndEndsTheDelivery() {
-    var machine = DeliverOnStateMachine<Int>(
+    var machine = ScheduledDeliveryStateMachine<Int>(
       observer: UncheckedSendable { _ in },
       registered: nil,
       finished: {},
@@ -292,76 +214,5 @@ extension TimeStateMachineTests {
       Issue.record("then the end")
       return
     }
-  }
-
-  @Test func throttleEndFlushesTheLatestEventAndCancelsTheWindow() {
-    var machine = ThrottleStateMachine<Int>(mode: .latest)
-    guard case .openWindow(let generation) = machine.eventReceived(1) else {
-      Issue.record("no window")
-      return
-    }
-    _ = machine.eventReceived(2)
-    let handle = BlockDisposable {}
-    let kept = machine.windowEndScheduled(handle, generation: generation)
-    #expect(kept == nil)
-    let end = machine.ended()
-    let (flush, cancel) = (end.flush, end.cancel)
-    #expect(end.endsNow)
-    #expect(flush?.event == 2 && flush?.endsRegistration == false && cancel === handle)
-    guard case .none = machine.windowEnded(generation: generation) else {
-      Issue.record("a window's end after the end")
-      return
-    }
-    guard case .none = machine.eventReceived(3) else {
-      Issue.record("an event after the end")
-      return
-    }
-    let second = machine.ended()
-    #expect(second.flush == nil, "a second end flushes nothing")
-  }
-
-  @Test func throttleEndFlushesAPendingReplayWithRegistered() {
-    var machine = ThrottleStateMachine<Int>(mode: .latest)
-    _ = machine.eventReceived(1)  // the replay
-    let registeredDue = machine.registrationEnded()
-    #expect(!registeredDue, "registered waits for the replayed event")
-    let end = machine.ended()
-    let (flush, cancel) = (end.flush, end.cancel)
-    #expect(end.endsNow)
-    #expect(flush?.event == 1 && flush?.endsRegistration == true && cancel == nil)
-  }
-
-  @Test func throttleLeadingEndHasNothingToFlush() {
-    var machine = ThrottleStateMachine<Int>(mode: .leading)
-    _ = machine.eventReceived(1)
-    _ = machine.eventReceived(2)
-    let end = machine.ended()
-    #expect(end.flush == nil)
-  }
-
-  @Test func debounceEndFlushesTheWaitingEventAndCancelsItsTimer() {
-    var machine = DebounceStateMachine<Int>()
-    let action = machine.eventReceived(1)
-    let handle = BlockDisposable {}
-    let kept = machine.timerScheduled(handle, generation: action.generation!)
-    #expect(kept == nil)
-    let end = machine.ended()
-    let (flush, cancel) = (end.flush, end.cancel)
-    #expect(end.endsNow)
-    #expect(flush?.event == 1 && cancel === handle)
-    let fired = machine.timerFired(generation: action.generation!)
-    #expect(fired == nil, "the timer is stale after the end")
-    let late = machine.eventReceived(2)
-    #expect(late.generation == nil, "an event after the end schedules nothing")
-  }
-
-  @Test func debounceEndWithNothingWaiting() {
-    var machine = DebounceStateMachine<Int>()
-    let action = machine.eventReceived(1)
-    _ = machine.timerFired(generation: action.generation!)
-    let end = machine.ended()
-    let (flush, cancel) = (end.flush, end.cancel)
-    #expect(end.endsNow)
-    #expect(flush == nil && cancel == nil)
   }
 }

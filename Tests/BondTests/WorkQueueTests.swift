@@ -1,20 +1,7 @@
 import Testing
 @testable import Bond
 
-@Suite struct RingBufferTests {
-  /// Every capacity × count up to 12: the buffer holds the last min(capacity, count) in order.
-  @Test func replayBufferKeepsTheLastEventsForEveryCapacityAndCount() {
-    for capacity in 0...12 {
-      for count in 0...30 {
-        var buffer = ReplayBuffer<Int>(capacity: capacity)
-        for value in 0..<count { buffer.append(value) }
-        let expected = Array((0..<count).suffix(capacity))
-        #expect(buffer.elements == expected, "capacity \(capacity), count \(count)")
-        #expect(buffer.storage.count == Swift.min(capacity, count), "no eager allocation")
-      }
-    }
-  }
-
+@Suite struct WorkQueueTests {
   /// Random push/pop sequences against an array model, with wrap-around and growth.
   @Test func workQueueIsFIFOAcrossGrowthAndWrapAround() {
     var generator = SystemRandomNumberGenerator()

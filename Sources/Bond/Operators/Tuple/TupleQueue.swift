@@ -9,7 +9,7 @@ import Synchronization
 /// far behind), events go to a locked overflow queue; while the overflow holds events, every new
 /// event goes there too, so the order is kept: the consumer takes the ring's (older) events first.
 @usableFromInline
-final class CombineLatestQueue<Value> {
+final class TupleQueue<Value> {
   // Thread safety: `ring` slots are written by the producer before it publishes them with `tail`
   // (releasing) and read by the consumer after it sees them (acquiring), and handed back the same
   // way with `head`; `isSet` is the consumer's; `overflow` is a `LockedState`.

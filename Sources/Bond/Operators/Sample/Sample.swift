@@ -30,27 +30,18 @@ public struct Sample<Upstream: EventProducerType, Trigger: EventProducerType>: E
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    let latest = LockedState<Upstream.Event?>(nil)
     let upstream = self.upstream
     let trigger = self.trigger
-    return Inbox<Bool>.observation(pressure: observer.pressure) { inbox in
-      var machine = SampleStateMachine()
-      let event = observer.event
-      let finished = observer.finished
-      inbox.open { isEnd in
-        if isEnd {
-          if machine.ended() { inbox.end(registered: nil, finished: finished) }
-          return
-        }
-        guard machine.isLive, let value = latest.withLock({ value in value.take() }) else { return }
-        event(value)
-      }
+    return Inbox<SampleInput>.observation(pressure: observer.pressure) { inbox in
+      let sink = SampleSink(inbox: inbox, observer: observer)
+      inbox.open { sink.receive($0) }
+      let latest = sink.latest
       let serializer = inbox.serializer
       inbox.disposables.add(
         upstream.observe(
           with: EventObserver(
             { value in latest.withLock { $0 = value } },
-            finished: inbox.sender(true),
+            finished: inbox.sender(.ended),
             registered: nil,
             pressure: inbox.pressure
           )
@@ -60,33 +51,15 @@ public struct Sample<Upstream: EventProducerType, Trigger: EventProducerType>: E
       inbox.disposables.add(
         trigger.observe(
           with: EventObserver(
-            { _ in serializer.next(false) },
-            finished: inbox.sender(true),
+            { _ in serializer.next(.triggered) },
+            finished: inbox.sender(.ended),
+            // The trigger's registration is the observation's: passed straight through.
             registered: observer.registered,
             pressure: inbox.pressure
           )
         )
       )
     }
-  }
-}
-
-/// The state of one `sample` observation: whether it has ended. A pure value owned by the
-/// observation's serializer.
-@usableFromInline
-struct SampleStateMachine {
-  /// Whether samples are still delivered.
-  @usableFromInline var isLive = true
-
-  @inlinable
-  init() {}
-
-  /// The upstream or the trigger ended.
-  /// - Returns: true the first time: deliver the end now.
-  @inlinable
-  mutating func ended() -> Bool {
-    defer { isLive = false }
-    return isLive
   }
 }
 

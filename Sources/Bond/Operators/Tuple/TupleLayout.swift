@@ -1,7 +1,7 @@
 /// The byte offsets of a tuple's elements, computed the way Swift lays a tuple out: each element
 /// at the next offset that is a multiple of its alignment, in order (the struct layout of the
-/// Swift ABI, which tuples share). `combineLatest` checks the result against `MemoryLayout` of the
-/// whole tuple before using it.
+/// Swift ABI, which tuples share). `observeTuples` (`combineLatest`, `zip`) checks the result
+/// against `MemoryLayout` of the whole tuple before using it.
 @usableFromInline
 struct TupleLayout {
   /// The end of the last element appended: the tuple's size once all are appended.

@@ -1,6 +1,7 @@
 /// The decisions of a scheduled delivery: the buffer between the threads that send and the one
-/// drain that delivers on the scheduler. Used by ``DeliverOn`` and by the output side of
-/// ``Throttle`` and ``Debounce`` (through `ScheduledDelivery`, which performs the actions).
+/// drain that delivers on the scheduler. Used by every operator that delivers on a scheduler
+/// (``DeliverOn``, ``Batches``, ``Partition``, and the output side of ``Throttle``, ``Debounce``,
+/// ``Delay`` and ``TimedCollect``), through ``ScheduledDelivery``, which performs the actions.
 ///
 /// The end of the upstream is a flag, not an entry of `buffer` (a bounded buffer never drops it):
 /// the drain hands it over once the buffer is empty, and the delivery is then over (as disposed).
@@ -10,7 +11,7 @@
 /// set it to the drain it scheduled, and cleared by that drain only when nothing is left).
 /// Not thread-safe: the owner keeps it in a `LockedState`.
 @usableFromInline
-struct DeliverOnStateMachine<Event: Sendable> {
+struct ScheduledDeliveryStateMachine<Event: Sendable> {
   @usableFromInline typealias Observer = UncheckedSendable<(Event) -> Void>
   @usableFromInline typealias Registered = UncheckedSendable<() -> Void>
   @usableFromInline typealias Finished = UncheckedSendable<(() -> Void)?>

@@ -4,10 +4,10 @@
 struct TupleStorage<Event> {
   /// The tuple, initialized element by element through `slots`.
   @usableFromInline let pointer: UnsafeMutablePointer<Event>
-  @usableFromInline let slots: [CombineLatestSlot]
+  @usableFromInline let slots: [TupleSlot]
 
   @inlinable
-  init(slots: [CombineLatestSlot]) {
+  init(slots: [TupleSlot]) {
     pointer = .allocate(capacity: 1)
     self.slots = slots
   }
@@ -29,7 +29,7 @@ struct TupleStorage<Event> {
 /// an upstream's end.
 @usableFromInline
 protocol TupleSink<Event>: InboxSink where Input == Int {
-  init(slots: [CombineLatestSlot], inbox: Inbox<Int>, observer: EventObserver<Event>)
+  init(slots: [TupleSlot], inbox: Inbox<Int>, observer: EventObserver<Event>)
   func receive(_ position: Int)
   /// Flow control: whether the sink bounds the events it holds unmatched per source (`zip`), with
   /// one gate per source that ``hold(back:)`` receives; `combineLatest` keeps one latest value per
@@ -40,7 +40,7 @@ protocol TupleSink<Event>: InboxSink where Input == Int {
   func hold(back sourceGates: [FlowGate])
 }
 
-extension Array where Element == CombineLatestSource {
+extension Array where Element == TupleSource {
   /// The observation of a tuple operator over these upstreams: lays the tuple out, checks the
   /// layout against the compiler's, makes the sink, opens the inbox to it and observes every
   /// upstream in order (stopping if the observation ended during a registration).
@@ -79,9 +79,9 @@ extension Array where Element == CombineLatestSource {
   /// The upstreams of a variadic tuple operator, each behind its own closures.
   /// - Precondition: at least two producers.
   @inlinable
-  static func of<each P: EventProducerType>(_ producers: repeat each P, call: StaticString) -> [CombineLatestSource] {
-    var sources: [CombineLatestSource] = []
-    for producer in repeat each producers { sources.append(CombineLatestSource(producer)) }
+  static func of<each P: EventProducerType>(_ producers: repeat each P, call: StaticString) -> [TupleSource] {
+    var sources: [TupleSource] = []
+    for producer in repeat each producers { sources.append(TupleSource(producer)) }
     precondition(sources.count >= 2, "\(call): needs at least two producers, got \(sources.count)")
     return sources
   }

@@ -1,0 +1,164 @@
+// S20: concurrency-limited stages (issue 20), the cases that need no malloc counter (S20b, the
+// overhead in ns and mallocs per event, is a package-benchmark scenario: BondBenchmarks).
+//
+//   S20a  1M events, ~1 µs of CPU work per event in the transform (`mix`, calibrated at start):
+//         Bond `map(maxConcurrent: 1)`, `map(maxConcurrent: 2)`, and the hand-written `TaskGroup`
+//         window of 2 (`taskGroupWindow`, BenchWork).
+//   S20c  20,000 events, a transform that sleeps 1 ms (`Task.sleep`): Bond `map(maxConcurrent: 100)`
+//         and the `TaskGroup` window of 100; the ideal is 100,000 events/s.
+//
+// Bond's sender is a loop of `try await producer.send(i)` in the measuring task, then `finish()`:
+// `send(_:)` waits while the stage's buffer is full (the default `bufferLimit: 1024`, released at
+// 512), so memory stays bounded; a `next` loop would never wait and would queue all the events.
+// Timed from the first send to the stage's end (delivered after the last result). The observer
+// counts the results and checks their order (`InOrder`); "max in flight" is the events sent and not
+// yet delivered, sampled every 1,024. The variants run interleaved, `rounds` times each (rotated
+// order, after one warm-up round each at a tenth of the events); the median round is reported.
+// S20a also measures, before and after its rounds, how much faster two threads do twice the work of
+// one (`twoThreadSpeedup`): the machine's own ceiling at that moment (other processes share the
+// cores).
+import BenchWork
+import Bond
+import Foundation
+
+/// One variant of an S20 case: a round of `events` events, timed until the last result.
+struct ConcurrentVariant {
+  let name: String
+  /// `false`: the hand-written `TaskGroup` window of `width`.
+  let bond: Bool
+  let width: Int
+  let transform: @Sendable (Int) async -> Int
+  /// Bond only: a `next` loop on a thread of its own into a stage whose `bufferLimit` is the
+  /// event count (never under pressure, the sender never waits: every event can queue), instead
+  /// of `send(_:)` from the measuring task.
+  var threadSender = false
+
+  func round(events: Int) async -> (ns: Double, delivered: Int, inOrder: Bool, maxInFlight: Int) {
+    let progress = Progress()
+    let consumer = InOrder(workNanoseconds: 0, progress: progress, statistics: nil)
+    let start = now()
+    if bond {
+      let producer = EventProducer<Int>()
+      let completion = Completion(count: 1)
+      let observation = producer.map(maxConcurrent: width, bufferLimit: threadSender ? events : 1024, transform)
+        .observe({ consumer.receive($0) }, finished: { completion.finishOne() })
+      if threadSender {
+        Thread {
+          for i in 0..<events {
+            if i & 255 == 0 { progress.generated.store(i, ordering: .relaxed) }
+            producer.next(i)
+          }
+          producer.finish()
+        }.start()
+      } else {
+        do {
+          for i in 0..<events {
+            if i & 255 == 0 { progress.generated.store(i, ordering: .relaxed) }
+            try await producer.send(i)
+          }
+        } catch {
+          fail("\(name): send threw \(error)")
+        }
+        producer.finish()
+      }
+      await completion.wait()
+      observation.dispose()
+    } else {
+      await taskGroupWindow(count: events, width: width, transform) { value in
+        // The window starts an event only when fewer than `width` are undelivered.
+        progress.generated.store(value + width, ordering: .relaxed)
+        consumer.receive(value)
+      }
+    }
+    let ns = Double(now() - start) / Double(events)
+    return (ns, consumer.delivered, consumer.delivered == events && consumer.outOfOrder == 0, consumer.maxInFlight)
+  }
+}
+
+/// Runs the variants interleaved; one output line per variant (its median round).
+func runConcurrentCase(
+  _ name: String,
+  events: Int,
+  rounds: Int,
+  _ variants: [ConcurrentVariant]
+) async -> [[(String, Any)]] {
+  for variant in variants { _ = await variant.round(events: max(1, events / 10)) }
+  var results = Array(
+    repeating: [(ns: Double, delivered: Int, inOrder: Bool, maxInFlight: Int)](),
+    count: variants.count
+  )
+  for r in 0..<rounds {
+    for k in 0..<variants.count {
+      let index = (k + r) % variants.count
+      results[index].append(await variants[index].round(events: events))
+    }
+  }
+  return zip(variants, results).map { variant, rounds in
+    let median = rounds.sorted { $0.ns < $1.ns }[rounds.count / 2]
+    return [
+      ("case", name), ("variant", variant.name), ("bond", variant.bond), ("width", variant.width),
+      ("events", events), ("rounds", rounds.count), ("ns_per_event", median.ns),
+      ("all_ns", rounds.map { String(format: "%.0f", $0.ns) }.joined(separator: ", ")),
+      ("delivered", median.delivered), ("all_in_order", rounds.allSatisfy(\.inOrder)),
+      ("max_in_flight", rounds.map(\.maxInFlight).max() ?? 0), ("peak_mib", peakMiB()),
+    ]
+  }
+}
+
+/// S20a: ~1 µs of CPU work per event.
+func runS20a(events: Int, rounds: Int) async -> [[(String, Any)]] {
+  let workRounds = microsecondOfRounds()
+  let ceilingBefore = twoThreadSpeedup()
+  let work: @Sendable (Int) async -> Int = { value in
+    consume(Int(truncatingIfNeeded: mix(UInt64(value), rounds: workRounds)))
+    return value
+  }
+  var lines = await runConcurrentCase(
+    "S20a",
+    events: events,
+    rounds: rounds,
+    [
+      ConcurrentVariant(name: "map(maxConcurrent: 1)", bond: true, width: 1, transform: work),
+      ConcurrentVariant(name: "map(maxConcurrent: 2)", bond: true, width: 2, transform: work),
+      ConcurrentVariant(name: "TaskGroup window of 2", bond: false, width: 2, transform: work),
+      ConcurrentVariant(
+        name: "map(maxConcurrent: 1), next from a thread",
+        bond: true,
+        width: 1,
+        transform: work,
+        threadSender: true
+      ),
+      ConcurrentVariant(
+        name: "map(maxConcurrent: 2), next from a thread",
+        bond: true,
+        width: 2,
+        transform: work,
+        threadSender: true
+      ),
+    ]
+  )
+  let ceilingAfter = twoThreadSpeedup()
+  for index in lines.indices {
+    lines[index] += [
+      ("work_rounds", workRounds), ("two_threads_before", ceilingBefore), ("two_threads_after", ceilingAfter),
+    ]
+  }
+  return lines
+}
+
+/// S20c: a transform that sleeps 1 ms.
+func runS20c(events: Int, rounds: Int) async -> [[(String, Any)]] {
+  let sleep: @Sendable (Int) async -> Int = { value in
+    try? await Task.sleep(nanoseconds: 1_000_000)
+    return value
+  }
+  return await runConcurrentCase(
+    "S20c",
+    events: events,
+    rounds: rounds,
+    [
+      ConcurrentVariant(name: "map(maxConcurrent: 100)", bond: true, width: 100, transform: sleep),
+      ConcurrentVariant(name: "TaskGroup window of 100", bond: false, width: 100, transform: sleep),
+    ]
+  )
+}

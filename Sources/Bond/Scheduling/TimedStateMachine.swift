@@ -1,0 +1,128 @@
+/// The decisions of a timed operator (``Throttle``, ``Debounce``, ``TimedCollect``, ``Delay``) for
+/// one observation, as ``TimedSink`` performs them: a pure value, kept in the sink's `LockedState`.
+///
+/// Each timer carries a generation number, so a timer that fires late (its window over, its event
+/// replaced) does nothing. After ``disposed()`` or the end nothing more is decided.
+@usableFromInline
+protocol TimedStateMachine<Input, Event>: Sendable {
+  /// What the upstream sends.
+  associatedtype Input: Sendable
+  /// What the observer receives (the input itself, or an array of inputs).
+  associatedtype Event: Sendable
+  /// What ``disposed()`` hands back to be released outside the lock.
+  associatedtype Dropped
+
+  /// An upstream event arrived.
+  mutating func receive(_ input: Input) -> TimedReceiveAction<Event>
+
+  /// The upstream's registration ended. Returns whether `registered` is due now.
+  mutating func registrationEnded() -> Bool
+
+  /// Stores the cancel handle of the timer of `generation`; returns it when it must be disposed
+  /// (disposed or ended meanwhile, or that timer is already stale).
+  mutating func timerScheduled(_ disposable: any DisposableType, generation: UInt64) -> (any DisposableType)?
+
+  /// The timer of `generation` fired.
+  mutating func fire(generation: UInt64) -> TimedFireAction<Event>
+
+  /// The upstream ended: the event due at once, if any (and whether `registered` is due right after
+  /// it), the timer to cancel, and whether the end is due now (else a later ``fire(generation:)``
+  /// says so).
+  mutating func ended() -> TimedEndAction<Event>
+
+  /// Disposed: returns the timer to cancel and what is dropped (released outside the lock).
+  mutating func disposed() -> (timer: (any DisposableType)?, dropped: Dropped)
+}
+
+/// A timed operator that keeps at most one pending event and one timer, and delivers the pending
+/// event at once when the upstream ends (``Throttle``, ``Debounce``, ``TimedCollect``).
+///
+/// An impossible transition (a timer of the current generation scheduled or fired twice) stops
+/// with `preconditionFailure("Internal inconsistency")`.
+@usableFromInline
+protocol FlushingTimedStateMachine<Input, Event>: TimedStateMachine where Dropped == Event? {
+  /// `registered` waits for the pending event, a registration event, to be delivered.
+  var registeredAwaitsPending: Bool { get }
+}
+
+extension FlushingTimedStateMachine {
+  /// The pending event is due now (not at its timer), then the end; nothing more is decided
+  /// afterwards.
+  @inlinable
+  mutating func ended() -> TimedEndAction<Event> {
+    let endsRegistration = registeredAwaitsPending
+    let (timer, pending) = disposed()
+    return TimedEndAction(flush: pending.map { ($0, endsRegistration) }, cancel: timer, endsNow: true)
+  }
+}
+
+/// What ``TimedSink`` does when the upstream ends: cancel, hand `flush` to the delivery, then the
+/// end when `endsNow`.
+@usableFromInline
+struct TimedEndAction<Event> {
+  @usableFromInline var flush: (event: Event, endsRegistration: Bool)?
+  @usableFromInline var cancel: (any DisposableType)?
+  @usableFromInline var endsNow: Bool
+
+  @inlinable
+  init(flush: (event: Event, endsRegistration: Bool)? = nil, cancel: (any DisposableType)? = nil, endsNow: Bool) {
+    (self.flush, self.cancel, self.endsNow) = (flush, cancel, endsNow)
+  }
+}
+
+/// What ``TimedSink`` does after an upstream event, in this order: cancel, hand `deliver` (or the
+/// due registration end) to the delivery, schedule the timer of `schedule`.
+@usableFromInline
+struct TimedReceiveAction<Event> {
+  /// Deliver this event now.
+  @usableFromInline var deliver: Event?
+  /// `registered` is due now (a live event replaced the registration's pending one).
+  @usableFromInline var registeredDue: Bool
+  /// Schedule the timer of this generation.
+  @usableFromInline var schedule: UInt64?
+  /// A timer to cancel.
+  @usableFromInline var cancel: (any DisposableType)?
+  /// A replaced event, released outside the lock.
+  @usableFromInline var released: Event?
+
+  @inlinable
+  init(
+    deliver: Event? = nil,
+    registeredDue: Bool = false,
+    schedule: UInt64? = nil,
+    cancel: (any DisposableType)? = nil,
+    released: Event? = nil
+  ) {
+    (self.deliver, self.registeredDue, self.schedule) = (deliver, registeredDue, schedule)
+    (self.cancel, self.released) = (cancel, released)
+  }
+}
+
+/// What ``TimedSink`` does when a timer fires: schedule the timer of `schedule`, deliver `deliver`
+/// (with `endsRegistration`, `registered` is due right after it), then the end when `ends`.
+@usableFromInline
+struct TimedFireAction<Event> {
+  @usableFromInline var deliver: (event: Event, endsRegistration: Bool)?
+  @usableFromInline var schedule: UInt64?
+  @usableFromInline var ends: Bool
+
+  @inlinable
+  init(deliver: (event: Event, endsRegistration: Bool)? = nil, schedule: UInt64? = nil, ends: Bool = false) {
+    (self.deliver, self.schedule, self.ends) = (deliver, schedule, ends)
+  }
+}
+
+/// The event a timed operator holds until its timer fires (``Throttle``'s latest, ``Debounce``'s
+/// waiting one).
+@usableFromInline
+struct PendingEvent<Event: Sendable>: Sendable {
+  @usableFromInline var event: Event
+  /// It is the last event of the upstream's registration (its replay): `registered` is due right
+  /// after it is delivered, or at once if a live event replaces it.
+  @usableFromInline var endsRegistration = false
+
+  @inlinable
+  init(_ event: Event) {
+    self.event = event
+  }
+}

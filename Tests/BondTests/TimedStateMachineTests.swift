@@ -1,0 +1,134 @@
+import Testing
+@testable import Bond
+
+/// The pure state machines of throttle and debounce (``TimedStateMachine``s), driven by hand (no
+/// threads, no time).
+@Suite struct TimedStateMachineTests {
+  // MARK: - ThrottleStateMachine
+
+  @Test func throttleIgnoresALateWindowEnd() {
+    var machine = ThrottleStateMachine<Int>(mode: .latest)
+    guard let first = machine.receive(1).schedule else {
+      Issue.record("no window")
+      return
+    }
+    let end = machine.fire(generation: first)
+    #expect(end.deliver?.event == 1 && end.deliver?.endsRegistration == false && end.schedule == nil)
+    guard let second = machine.receive(2).schedule else {
+      Issue.record("no window")
+      return
+    }
+    #expect(second != first)
+    #expect(machine.fire(generation: first).deliver == nil, "a stale end does nothing")
+    let handle = SimpleDisposable()
+    #expect(machine.timerScheduled(handle, generation: first) === handle, "a stale handle is handed back")
+    #expect(machine.timerScheduled(handle, generation: second) == nil)
+    let (windowEnd, latest) = machine.disposed()
+    #expect(windowEnd === handle && latest == 2)
+  }
+
+  @Test func throttleRegistrationWaitsForTheReplayedEvent() {
+    var machine = ThrottleStateMachine<Int>(mode: .latest)
+    guard let generation = machine.receive(1).schedule else {
+      Issue.record("no window")
+      return
+    }
+    #expect(machine.registrationEnded() == false)
+    let end = machine.fire(generation: generation)
+    #expect(end.deliver?.event == 1 && end.deliver?.endsRegistration == true)
+  }
+
+  @Test func throttleLiveEventReplacingTheReplayMakesRegisteredDue() {
+    var machine = ThrottleStateMachine<Int>(mode: .leadingAndLatest)
+    let leading = machine.receive(1)
+    #expect(leading.deliver == 1 && leading.schedule != nil)
+    _ = machine.receive(2)  // replayed, pending
+    #expect(machine.registrationEnded() == false)
+    let live = machine.receive(3)
+    #expect(live.registeredDue && live.released == 2 && live.deliver == nil)
+  }
+
+  @Test func throttleLeadingAndLatestOpensTheNextWindowWithTheLatest() {
+    var machine = ThrottleStateMachine<Int>(mode: .leadingAndLatest)
+    let first = machine.receive(1).schedule!
+    _ = machine.receive(2)
+    let end = machine.fire(generation: first)
+    #expect(end.deliver?.event == 2 && end.schedule == first &+ 1)
+    #expect(machine.fire(generation: first &+ 1).deliver == nil, "an empty window closes")
+    #expect(machine.receive(3).deliver == 3, "closed: the next event leads")
+  }
+
+  @Test func throttleEndFlushesTheLatestEventAndCancelsTheWindow() {
+    var machine = ThrottleStateMachine<Int>(mode: .latest)
+    let generation = machine.receive(1).schedule!
+    _ = machine.receive(2)
+    let handle = BlockDisposable {}
+    #expect(machine.timerScheduled(handle, generation: generation) == nil)
+    let end = machine.ended()
+    #expect(end.endsNow)
+    #expect(end.flush?.event == 2 && end.flush?.endsRegistration == false && end.cancel === handle)
+    #expect(machine.fire(generation: generation).deliver == nil, "a window's end after the end")
+    let late = machine.receive(3)
+    #expect(late.deliver == nil && late.schedule == nil, "an event after the end")
+    #expect(machine.ended().flush == nil, "a second end flushes nothing")
+  }
+
+  @Test func throttleEndFlushesAPendingReplayWithRegistered() {
+    var machine = ThrottleStateMachine<Int>(mode: .latest)
+    _ = machine.receive(1)  // the replay
+    let registeredDue = machine.registrationEnded()
+    #expect(!registeredDue, "registered waits for the replayed event")
+    let end = machine.ended()
+    #expect(end.endsNow)
+    #expect(end.flush?.event == 1 && end.flush?.endsRegistration == true && end.cancel == nil)
+  }
+
+  @Test func throttleLeadingEndHasNothingToFlush() {
+    var machine = ThrottleStateMachine<Int>(mode: .leading)
+    _ = machine.receive(1)
+    #expect(machine.receive(2).released == nil, "leading drops the others of the window")
+    #expect(machine.ended().flush == nil)
+  }
+
+  // MARK: - DebounceStateMachine
+
+  @Test func debounceIgnoresAReplacedTimer() {
+    var machine = DebounceStateMachine<Int>()
+    let first = machine.receive(1).schedule!
+    let handle = SimpleDisposable()
+    #expect(machine.timerScheduled(handle, generation: first) == nil)
+    let second = machine.receive(2)
+    #expect(second.cancel === handle && second.released == 1)
+    #expect(machine.fire(generation: first).deliver == nil)
+    #expect(machine.fire(generation: second.schedule!).deliver?.event == 2)
+  }
+
+  @Test func debounceAfterDisposeDoesNothing() {
+    var machine = DebounceStateMachine<Int>()
+    _ = machine.receive(1)
+    #expect(machine.disposed().dropped == 1)
+    #expect(machine.receive(2).schedule == nil)
+    #expect(machine.registrationEnded() == false)
+  }
+
+  @Test func debounceEndFlushesTheWaitingEventAndCancelsItsTimer() {
+    var machine = DebounceStateMachine<Int>()
+    let generation = machine.receive(1).schedule!
+    let handle = BlockDisposable {}
+    #expect(machine.timerScheduled(handle, generation: generation) == nil)
+    let end = machine.ended()
+    #expect(end.endsNow)
+    #expect(end.flush?.event == 1 && end.cancel === handle)
+    #expect(machine.fire(generation: generation).deliver == nil, "the timer is stale after the end")
+    #expect(machine.receive(2).schedule == nil, "an event after the end schedules nothing")
+  }
+
+  @Test func debounceEndWithNothingWaiting() {
+    var machine = DebounceStateMachine<Int>()
+    let generation = machine.receive(1).schedule!
+    _ = machine.fire(generation: generation)
+    let end = machine.ended()
+    #expect(end.endsNow)
+    #expect(end.flush == nil && end.cancel == nil)
+  }
+}
