@@ -72,6 +72,26 @@ import Testing
     #expect(none.items == ["end"])
   }
 
+  /// `contains` and `allSatisfy` on `from` answer from the sequence, per observer when it observes.
+  @Test func fromAnInfiniteSequenceAnswersContainsAndAllSatisfy() {
+    let log = Recorder<String>()
+    EventProducer.from(1...).contains(5).observe(into: log)
+    EventProducer.from(1...).contains(where: { $0 > 3 }).observe(into: log)
+    EventProducer.from(1...).allSatisfy { $0 < 3 }.observe(into: log)
+    EventProducer.from([1, 2]).contains(3).observe(into: log)
+    EventProducer.from([1, 2]).allSatisfy { $0 < 3 }.observe(into: log)
+    #expect(log.items == ["true", "end", "true", "end", "false", "end", "false", "end", "true", "end"])
+    var asked = 0
+    let lazy = EventProducer.from([1, 2]).contains(where: { _ in
+      asked += 1
+      return false
+    })
+    #expect(asked == 0, "asked when observed, not before")
+    lazy.observe(into: log)
+    lazy.observe(into: log)
+    #expect(asked == 4)
+  }
+
   @Test func fromTakeWithANegativeCountStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = EventProducer.from(1...).take(-1)

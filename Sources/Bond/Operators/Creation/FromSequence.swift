@@ -6,9 +6,9 @@
 /// returned disposable is already disposed.
 ///
 /// An infinite sequence never returns from `observe` unless the run is cut short where it is made:
-/// `take(_:)`, `first()` and `take(while:)` applied to this type bound the sequence itself (as
-/// Combine's `Publishers.Sequence` does), so `EventProducer.from(1...).take(3)` delivers 1, 2, 3
-/// and ends.
+/// `take(_:)`, `first()`, `take(while:)`, `contains(where:)`, `contains(_:)` and `allSatisfy(_:)`
+/// applied to this type work on the sequence itself (as Combine's `Publishers.Sequence` does), so
+/// `EventProducer.from(1...).take(3)` delivers 1, 2, 3 and ends.
 /// - Note: thread-safe as far as `Elements` can be iterated from several threads at once (each
 ///   observation makes its own iterator).
 public struct FromSequence<Elements: Sequence>: EventProducerType {
@@ -59,6 +59,42 @@ extension FromSequence {
     while predicate: @escaping (Elements.Element) -> Bool
   ) -> FromSequence<LazyPrefixWhileSequence<Elements>> {
     FromSequence<LazyPrefixWhileSequence<Elements>>(elements: elements.lazy.prefix(while: predicate))
+  }
+
+  /// ``EventProducerType/contains(where:)`` answered by the sequence itself, for each observer when
+  /// it observes: the search stops at the first match, so an infinite sequence with a match ends.
+  @inlinable
+  public func contains(
+    where predicate: @escaping (Elements.Element) -> Bool
+  ) -> Deferred<FromSequence<CollectionOfOne<Bool>>> {
+    answered { $0.contains(where: predicate) }
+  }
+
+  /// ``EventProducerType/allSatisfy(_:)`` answered by the sequence itself, for each observer when it
+  /// observes: the check stops at the first failure, so an infinite sequence with one ends.
+  @inlinable
+  public func allSatisfy(
+    _ predicate: @escaping (Elements.Element) -> Bool
+  ) -> Deferred<FromSequence<CollectionOfOne<Bool>>> {
+    answered { $0.allSatisfy(predicate) }
+  }
+
+  /// A producer that, for each observer when it observes, delivers `answer` of the sequence, then
+  /// the end.
+  @inlinable
+  func answered(
+    by answer: @escaping (Elements) -> Bool
+  ) -> Deferred<FromSequence<CollectionOfOne<Bool>>> {
+    let elements = self.elements
+    return Deferred { FromSequence<CollectionOfOne<Bool>>(elements: CollectionOfOne(answer(elements))) }
+  }
+}
+
+extension FromSequence where Elements.Element: Equatable {
+  /// ``EventProducerType/contains(_:)`` answered by the sequence itself: `contains(where: { $0 == event })`.
+  @inlinable
+  public func contains(_ event: Elements.Element) -> Deferred<FromSequence<CollectionOfOne<Bool>>> {
+    contains(where: { $0 == event })
   }
 }
 
