@@ -74,6 +74,13 @@ final class FlowGate: Sendable {
     @usableFromInline var wakers: [UncheckedSendable<() -> Void>] = []
     @usableFromInline var changed = false
     @inlinable init() {}
+
+    /// Takes every waiting sender and paused stage out of `state`, to resume after the lock.
+    @inlinable
+    mutating func letGo(_ state: inout State) {
+      swap(&waiters, &state.waiters)
+      swap(&wakers, &state.wakers)
+    }
   }
 
   /// Adds one source of pressure; at the first, puts every dependent under pressure.
@@ -102,8 +109,7 @@ final class FlowGate: Sendable {
       effects.raise = false
       effects.dependents = state.dependents
       effects.changed = !state.isFinished
-      swap(&effects.waiters, &state.waiters)
-      swap(&effects.wakers, &state.wakers)
+      effects.letGo(&state)
       publish(state)
       return effects
     }
@@ -170,8 +176,7 @@ final class FlowGate: Sendable {
       guard !state.isFinished else { return effects }
       state.isFinished = true
       effects.changed = state.count > 0
-      swap(&effects.waiters, &state.waiters)
-      swap(&effects.wakers, &state.wakers)
+      effects.letGo(&state)
       publish(state)
       return effects
     }
