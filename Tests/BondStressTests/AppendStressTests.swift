@@ -44,6 +44,8 @@ import Testing
             then.finish()
           }
         }
+        // The private serializer may have handed what it holds to a worker: wait for every end.
+        #expect(waitUntil { logs.allSatisfy { $0.items.last == .end } }, "every observation ends")
         for log in logs {
           let entries = log.items
           #expect(entries.filter { $0 == .end }.count == 1 && entries.last == .end, "exactly one end, last")

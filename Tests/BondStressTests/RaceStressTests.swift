@@ -32,6 +32,8 @@ import Testing
           for value in 0..<sent { producers[thread].next(thread * sent + value) }
           producers[thread].finish()
         }
+        // The private serializer may have handed what it holds to a worker: wait for every end.
+        #expect(waitUntil { ends.allSatisfy { $0.count >= 1 } }, "every observation ends")
         for (log, end) in zip(logs, ends) {
           let values = log.items
           let winner = values.first.map { $0 / sent }
