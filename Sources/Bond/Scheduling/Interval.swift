@@ -65,7 +65,7 @@ extension EventProducer where Event == Int {
   }
 }
 
-/// The producer that ``EventProducer/interval(seconds:queue:)`` and ``EventProducer/timer(after:queue:)``
+/// The producer that ``EventProducer/interval(seconds:queue:)`` and ``EventProducer/timer(after:queue:)-(Double,_)``
 /// return: ticks numbered from 0 on a scheduler. A light value; cold: each observation has its own
 /// clock and timer, started by `observe`.
 /// - Note: thread-safe to observe and dispose from any thread; observers are called on the
