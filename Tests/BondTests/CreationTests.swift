@@ -92,6 +92,30 @@ import Testing
     #expect(asked == 4)
   }
 
+  /// `from` stops pulling once nobody downstream wants more, through any synchronous operator and
+  /// through erasure, not only when `take` is applied to it directly.
+  @Test func fromAnInfiniteSequenceEndsUnderAnEarlyEndThroughOtherOperators() {
+    let doubled = Recorder<Int>()
+    EventProducer.from(1...).map { $0 * 2 }.first().observe { doubled.add($0) }
+    #expect(doubled.items == [2])
+
+    let evens = Recorder<String>()
+    EventProducer.from(1...).filter { $0 % 2 == 0 }.eraseToAnyEventProducer().take(3).observe {
+      evens.add("\($0)")
+    } finished: {
+      evens.add("end")
+    }
+    #expect(evens.items == ["2", "4", "6", "end"])
+
+    let found = Recorder<Bool>()
+    EventProducer.from(1...).map { $0 * 3 }.contains { $0 > 10 }.observe { found.add($0) }
+    #expect(found.items == [true])
+
+    let until = Recorder<Int>()
+    EventProducer.from(1...).compactMap { $0 }.take(while: { $0 < 4 }).observe { until.add($0) }
+    #expect(until.items == [1, 2, 3])
+  }
+
   @Test func fromTakeWithANegativeCountStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = EventProducer.from(1...).take(-1)

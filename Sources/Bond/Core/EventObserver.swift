@@ -23,6 +23,11 @@ public struct EventObserver<Event> {
   /// passes it on to the observations it makes of its sources, and each producer it reaches is not
   /// writable while the gate is under pressure. `nil` when no such stage is downstream.
   @usableFromInline var pressure: FlowGate?
+  /// The disposable of the observation downstream that this observer serves, when that
+  /// observation can end before this `observe` returns (an operator that ends early: `take`,
+  /// `first()`, `take(while:)`, the aggregates). A producer that delivers during `observe` (`from`)
+  /// stops once it is disposed: nobody downstream wants more. Passed on like `pressure`.
+  @usableFromInline var lifetime: (any DisposableType)?
 
   /// An observer of events, and optionally of the end and of the end of registration.
   @inlinable
@@ -35,6 +40,7 @@ public struct EventObserver<Event> {
     self.finished = finished
     self.registered = registered
     self.pressure = nil
+    self.lifetime = nil
   }
 
   /// An observer that carries a stage's pressure upstream (flow control).
@@ -43,18 +49,20 @@ public struct EventObserver<Event> {
     _ event: @escaping (Event) -> Void,
     finished: (() -> Void)?,
     registered: (() -> Void)?,
-    pressure: FlowGate?
+    pressure: FlowGate?,
+    lifetime: (any DisposableType)? = nil
   ) {
     self.event = event
     self.finished = finished
     self.registered = registered
     self.pressure = pressure
+    self.lifetime = lifetime
   }
 
   /// The same end and registration callbacks around another event handler: what a stage of a
   /// chain passes upstream (with the pressure of the stage downstream, if any).
   @inlinable
   public func withEvent<Upstream>(_ event: @escaping (Upstream) -> Void) -> EventObserver<Upstream> {
-    EventObserver<Upstream>(event, finished: finished, registered: registered, pressure: pressure)
+    EventObserver<Upstream>(event, finished: finished, registered: registered, pressure: pressure, lifetime: lifetime)
   }
 }

@@ -5,10 +5,12 @@
 /// new iterator of `Elements`, each element in order, then `registered`, then `finished`. The
 /// returned disposable is already disposed.
 ///
-/// An infinite sequence never returns from `observe` unless the run is cut short where it is made:
-/// `take(_:)`, `first()`, `take(while:)`, `contains(where:)`, `contains(_:)` and `allSatisfy(_:)`
-/// applied to this type work on the sequence itself (as Combine's `Publishers.Sequence` does), so
-/// `EventProducer.from(1...).take(3)` delivers 1, 2, 3 and ends.
+/// It stops pulling the sequence as soon as nobody downstream wants more: an operator that ends
+/// early (`take`, `first()`, `take(while:)`, `contains`, `allSatisfy`) anywhere below it, through
+/// the synchronous operators, ends the run, so `EventProducer.from(1...).map { $0 * 2 }.first()`
+/// ends. `take(_:)`, `first()`, `take(while:)`, `contains(where:)`, `contains(_:)` and
+/// `allSatisfy(_:)` applied to this type directly work on the sequence itself (as Combine's
+/// `Publishers.Sequence` does).
 /// - Note: thread-safe as far as `Elements` can be iterated from several threads at once (each
 ///   observation makes its own iterator).
 public struct FromSequence<Elements: Sequence>: EventProducerType {
@@ -29,7 +31,12 @@ public struct FromSequence<Elements: Sequence>: EventProducerType {
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Elements.Element>) -> any DisposableType {
+    // Nobody downstream wants more once the observation it serves has ended early (`take`,
+    // `first()`, ... anywhere below, through any synchronous operator): stop pulling then, so that
+    // an infinite sequence ends.
+    let lifetime = observer.lifetime
     for element in elements {
+      if let lifetime, lifetime.isDisposed { break }
       observer.event(element)
     }
     return endedObservation(observer)

@@ -33,7 +33,9 @@ func observeEndingEarly<Upstream: EventProducerType>(
       // Always observed: the holder must report `isDisposed` after the upstream's end.
       finished: { observation.upstreamEnded() },
       registered: observer.registered == nil ? nil : { observation.registrationEnded() },
-      pressure: observer.pressure
+      pressure: observer.pressure,
+      // Disposed when it ends early: a `from` upstream stops pulling its sequence then.
+      lifetime: observation.holder
     )
   )
   return observation.holder
