@@ -23,7 +23,7 @@ import Synchronization
 /// - Note: thread-safe: actions may be scheduled and cancelled from any thread. Actions run on the
 ///   thread that calls ``advance(by:)`` or ``run()``, one at a time, never while a lock is held (an
 ///   action may schedule, cancel, or read ``now``).
-public final class TestScheduler: Scheduler {
+public final class TestScheduler: ClockedScheduler {
   private let state = LockedState(State())
 
   /// Creates a scheduler whose virtual time is 0.

@@ -131,4 +131,50 @@ import Testing
     #expect(end.endsNow)
     #expect(end.flush == nil && end.cancel == nil)
   }
+
+  // MARK: - TimeoutStateMachine
+
+  @Test func timeoutArmsAtStartAndRearmsPerEvent() {
+    var machine = TimeoutStateMachine<Int>(last: 9)
+    #expect(machine.timerAtStart == 1)
+    let first = SimpleDisposable()
+    let kept = machine.timerScheduled(first, generation: 1)
+    #expect(kept == nil)
+    let receive = machine.receive(5)
+    #expect(receive.deliver == 5 && receive.schedule == 2 && receive.cancel === first)
+    let staleFire = machine.fire(generation: 1)
+    #expect(staleFire.ends == false, "a stale timer does nothing")
+    let stale = SimpleDisposable()
+    let handedBack = machine.timerScheduled(stale, generation: 1)
+    #expect(handedBack === stale, "a stale handle is handed back")
+    let fire = machine.fire(generation: 2)
+    #expect(fire.deliver?.event == 9 && fire.ends)
+    let late = machine.receive(6)
+    #expect(late.deliver == nil && late.schedule == nil, "nothing after the timeout")
+    let end = machine.ended()
+    #expect(end.endsNow == false, "the end was handed over by the timeout")
+    let registered = machine.registrationEnded()
+    #expect(registered == false)
+  }
+
+  @Test func timeoutUpstreamEndCancelsTheTimer() {
+    var machine = TimeoutStateMachine<Int>(last: nil)
+    let timer = SimpleDisposable()
+    let registered = machine.registrationEnded()
+    #expect(registered)
+    let kept = machine.timerScheduled(timer, generation: 1)
+    #expect(kept == nil)
+    let end = machine.ended()
+    #expect(end.endsNow && end.cancel === timer && end.flush == nil)
+    let fire = machine.fire(generation: 1)
+    #expect(fire.ends == false)
+    let disposed = machine.disposed()
+    #expect(disposed.timer == nil)
+  }
+
+  @Test func timeoutWithoutLastOnlyEnds() {
+    var machine = TimeoutStateMachine<Int>(last: nil)
+    let fire = machine.fire(generation: 1)
+    #expect(fire.deliver == nil && fire.ends && fire.schedule == nil)
+  }
 }

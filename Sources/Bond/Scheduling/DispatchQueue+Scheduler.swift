@@ -28,6 +28,14 @@ extension DispatchQueue: Scheduler {
   }
 }
 
+/// A `DispatchQueue` tells the time its deadlines count on (`DispatchTime`, the uptime clock).
+extension DispatchQueue: ClockedScheduler {
+  /// The uptime clock's current time in seconds (`DispatchTime.now()`).
+  public var now: Double {
+    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+  }
+}
+
 extension Scheduler where Self == DispatchQueue {
   /// The main queue, so that a call taking any scheduler can be written `deliverOn(.main)`.
   public static var main: DispatchQueue { DispatchQueue.main }

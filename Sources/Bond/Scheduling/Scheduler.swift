@@ -32,3 +32,17 @@ public protocol Scheduler: Sendable {
   @discardableResult
   func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any DisposableType
 }
+
+/// A ``Scheduler`` that tells its time, so that a periodic producer
+/// (``EventProducer/interval(seconds:queue:)``) schedules each tick at an absolute time
+/// (start + n × period) and never drifts.
+///
+/// `DispatchQueue` (the uptime clock of its deadlines) and BondTesting's `TestScheduler` (its
+/// virtual time) conform. On a scheduler that does not, each tick is scheduled one period after
+/// the previous one ran.
+/// - Note: conforming types are thread-safe.
+public protocol ClockedScheduler: Scheduler {
+  /// The current time in seconds, on the clock `schedule(after:_:)` counts its delays on (any
+  /// origin; it never goes backwards).
+  var now: Double { get }
+}

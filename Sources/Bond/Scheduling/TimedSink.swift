@@ -44,6 +44,9 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
       )
     )
     delivery.attach(observation)
+    // After the upstream's registration: an event it replayed has armed a newer timer, which makes
+    // this one stale (the machine hands its handle back to be cancelled).
+    if let generation = machine.timerAtStart { sink.scheduleTimer(generation) }
     return sink
   }
 

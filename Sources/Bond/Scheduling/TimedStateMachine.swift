@@ -12,6 +12,10 @@ protocol TimedStateMachine<Input, Event>: Sendable {
   /// What ``disposed()`` hands back to be released outside the lock.
   associatedtype Dropped
 
+  /// The generation of a timer to schedule as the observation starts (``Timeout``'s first wait), or
+  /// `nil` (the default): the other operators arm their timers on events.
+  var timerAtStart: UInt64? { get }
+
   /// An upstream event arrived.
   mutating func receive(_ input: Input) -> TimedReceiveAction<Event>
 
@@ -32,6 +36,12 @@ protocol TimedStateMachine<Input, Event>: Sendable {
 
   /// Disposed: returns the timer to cancel and what is dropped (released outside the lock).
   mutating func disposed() -> (timer: (any DisposableType)?, dropped: Dropped)
+}
+
+extension TimedStateMachine {
+  /// No timer until the first event.
+  @inlinable
+  var timerAtStart: UInt64? { nil }
 }
 
 /// A timed operator that keeps at most one pending event and one timer, and delivers the pending
