@@ -49,16 +49,6 @@ final class AsyncGate: @unchecked Sendable {
 
 struct Rejected: Error {}
 
-/// Waits on this thread until `condition` holds, at most 10 s.
-private func eventually(_ condition: () -> Bool) -> Bool {
-  let deadline = Date().addingTimeInterval(10)
-  while !condition() {
-    if Date() > deadline { return false }
-    usleep(500)
-  }
-  return true
-}
-
 @Suite struct ConcurrentMapTests {
   @Test func resultsComeInTheOrderOfTheEventsWithAtMostMaxConcurrentAtOnce() {
     let source = EventProducer<Int>()
@@ -95,12 +85,12 @@ private func eventually(_ condition: () -> Bool) -> Bool {
       return value
     }.observe { results.add($0) }
     for value in 0..<3 { source.next(value) }
-    #expect(eventually { Set(started.items) == [0, 1] })
+    #expect(waitUntil { Set(started.items) == [0, 1] })
     usleep(20_000)
     #expect(results.items.isEmpty, "1 is done but waits for 0")
     #expect(!started.items.contains(2), "the window is full: 0 runs and 1 waits to be delivered")
     firstGate.open()
-    #expect(eventually { results.items == [0, 1, 2] })
+    #expect(waitUntil { results.items == [0, 1, 2] })
   }
 
   @Test func mapUnorderedDeliversAsTheyComplete() {
@@ -189,13 +179,13 @@ private func eventually(_ condition: () -> Bool) -> Bool {
       return value
     }.observe { results.add($0) }
     source.next(0)
-    #expect(eventually { started.items == [0] })
+    #expect(waitUntil { started.items == [0] })
     source.next(1)
     #expect(source.isWritable, "1 waiting of bufferLimit 2")
     source.next(2)
     #expect(!source.isWritable, "bufferLimit waiting: under pressure")
     stage.dispose()
-    #expect(eventually { cancelled.items == [0] })
+    #expect(waitUntil { cancelled.items == [0] })
     usleep(50_000)
     #expect(results.items.isEmpty && started.items == [0], "no result, no new transform after dispose()")
     #expect(source.isWritable && source.observerCount == 0)
@@ -210,11 +200,11 @@ private func eventually(_ condition: () -> Bool) -> Bool {
       return value
     }.observe { results.add($0) }
     source.next(0)
-    #expect(eventually { source.observerCount == 1 })
+    #expect(waitUntil { source.observerCount == 1 })
     for value in 1...4 { source.next(value) }
     #expect(!source.isWritable)
     gate.open()
-    #expect(eventually { results.items == [0, 1, 2, 3, 4] && source.isWritable })
+    #expect(waitUntil { results.items == [0, 1, 2, 3, 4] && source.isWritable })
   }
 
   /// A `registered` observer hears it after the results of the replayed events.
@@ -229,7 +219,7 @@ private func eventually(_ condition: () -> Bool) -> Bool {
       log.add("registered")
     }
     source.next(3)
-    #expect(eventually { log.items.count == 4 })
+    #expect(waitUntil { log.items.count == 4 })
     #expect(log.items == ["10", "20", "registered", "30"])
     observation.dispose()
   }
@@ -244,16 +234,16 @@ private func eventually(_ condition: () -> Bool) -> Bool {
       .deliverOn(clock, bufferLimit: 2, whenFull: .backpressure)
       .observe { received.add($0) }
     for value in 0..<2 { source.next(value) }
-    #expect(eventually { clock.pendingActionCount > 0 }, "the results wait in the downstream stage")
+    #expect(waitUntil { clock.pendingActionCount > 0 }, "the results wait in the downstream stage")
     for value in 2..<8 { source.next(value) }
-    #expect(eventually { !source.isWritable }, "the downstream stage is full, so this stage fills")
+    #expect(waitUntil { !source.isWritable }, "the downstream stage is full, so this stage fills")
     for _ in 0..<50 {
       clock.run()
       usleep(2_000)
       if received.items.count == 8 { break }
     }
     #expect(received.items == Array(0..<8))
-    #expect(eventually { source.isWritable })
+    #expect(waitUntil { source.isWritable })
   }
 
   @Test func maxConcurrentBelowOneStops() async {

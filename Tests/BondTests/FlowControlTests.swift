@@ -361,13 +361,3 @@ import Testing
     )
   }
 }
-
-/// Waits on this thread until `condition` holds, at most 10 s.
-private func waitUntil(_ condition: () -> Bool) -> Bool {
-  let deadline = Date().addingTimeInterval(10)
-  while !condition() {
-    if Date() > deadline { return false }
-    usleep(1_000)
-  }
-  return true
-}

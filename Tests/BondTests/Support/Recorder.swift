@@ -21,3 +21,14 @@ final class Tracked: @unchecked Sendable {
   let name: String
   init(_ name: String = "") { self.name = name }
 }
+
+/// Waits on this thread (polling) until `condition` holds, at most 10 s; returns whether it did.
+/// For outcomes that arrive on other threads (a worker, a scheduler): the test then checks them.
+func waitUntil(_ condition: () -> Bool) -> Bool {
+  let deadline = Date().addingTimeInterval(10)
+  while !condition() {
+    if Date() > deadline { return false }
+    usleep(500)
+  }
+  return true
+}
