@@ -1,14 +1,3 @@
-/// What an operator that ends early (`take`, `take(while:)`) does with one upstream event.
-@usableFromInline
-enum EarlyEndDecision {
-  /// Deliver it; more may follow.
-  case deliver
-  /// Deliver it, then end: it is the last one.
-  case deliverThenEnd
-  /// Do not deliver it; end now.
-  case end
-}
-
 /// Observes `upstream` for `observer`, asking `decide` (if any) about each event and counting the
 /// events delivered (with a `count`), and ends the observation early when `decide` says so or the
 /// `count`-th event has been delivered: the upstream's observation is disposed first (its `observerCount` drops,
@@ -25,93 +14,92 @@ func observeEndingEarly<Upstream: EventProducerType>(
   count: Int? = nil,
   decide: ((Upstream.Event) -> EarlyEndDecision)? = nil
 ) -> any DisposableType {
-  let observation = EarlyEndObservation(observer, count: count, decide: decide)
-  // Each closure captures only the observation: no context of its own to allocate.
-  observation.holder.otherDisposable = upstream.observe(
+  let sink = EarlyEndSink(observer, count: count, decide: decide)
+  // Each closure captures only the sink: no context of its own to allocate.
+  sink.holder.otherDisposable = upstream.observe(
     with: EventObserver(
-      { observation.receive($0) },
+      { sink.receive($0) },
       // Always observed: the holder must report `isDisposed` after the upstream's end.
-      finished: { observation.upstreamEnded() },
-      registered: observer.registered == nil ? nil : { observation.registrationEnded() },
+      finished: { sink.upstreamEnded() },
+      registered: observer.registered == nil ? nil : { sink.registrationEnded() },
       pressure: observer.pressure,
       // Disposed when it ends early: a `from` upstream stops pulling its sequence then.
-      lifetime: observation.holder
+      lifetime: sink.holder
     )
   )
-  return observation.holder
+  return sink.holder
 }
 
-/// The state of one observation of an operator that ends early, in one object (one allocation
-/// besides the holder). Touched only inside the upstream's deliveries to it, which are never
+/// One observation of an operator that ends early, in one object (one allocation besides the
+/// holder): it holds the observer's closures and the ``EarlyEndStateMachine``, asks the machine and
+/// performs its action. Called only inside the upstream's deliveries to it, which are never
 /// concurrent (guarantee 1), so it needs no lock; `decide` is made per observation too.
 @usableFromInline
-final class EarlyEndObservation<Event> {
+final class EarlyEndSink<Event> {
   /// The returned disposable: it holds the upstream's observation.
   @usableFromInline let holder = SerialDisposable()
   @usableFromInline let event: (Event) -> Void
   @usableFromInline let finished: (() -> Void)?
   @usableFromInline let registered: (() -> Void)?
   @usableFromInline let decide: ((Event) -> EarlyEndDecision)?
-  /// The events still to deliver before the end, when counted (`take`).
-  @exclusivity(unchecked) @usableFromInline var remaining: Int?
-  @exclusivity(unchecked) @usableFromInline var isEnded = false
-  @exclusivity(unchecked) @usableFromInline var registeredDue: Bool
+  /// Debug builds: stops if two threads run this sink at once.
+  @usableFromInline let serialAccess = SerialAccessCheck()
+  /// Touched only by the upstream's deliveries, one at a time: no runtime exclusivity check.
+  @exclusivity(unchecked) @usableFromInline var machine: EarlyEndStateMachine
 
   @inlinable
   init(_ observer: EventObserver<Event>, count: Int?, decide: ((Event) -> EarlyEndDecision)?) {
     event = observer.event
     finished = observer.finished
     registered = observer.registered
-    registeredDue = observer.registered != nil
     self.decide = decide
-    remaining = count
+    machine = EarlyEndStateMachine(count: count, registeredDue: observer.registered != nil)
   }
 
   /// An upstream event.
   @inlinable
   func receive(_ value: Event) {
-    guard !isEnded else { return }
-    var decision = decide?(value) ?? .deliver
-    if decision == .deliver, let count = remaining {
-      remaining = count - 1
-      if count == 1 { decision = .deliverThenEnd }
-    }
-    switch decision {
+    serialAccess.enter()
+    // The predicate (a user closure) runs before the machine decides; no lock is held here.
+    let action = machine.received(decide?(value) ?? .deliver)
+    serialAccess.leave()
+    switch action {
     case .deliver:
       event(value)
-    case .deliverThenEnd:
+    case .deliverThenEnd(let registeredDue):
       event(value)
-      if !isEnded { end() }
-    case .end:
-      end()
+      end(registered: registeredDue)
+    case .end(let registeredDue):
+      end(registered: registeredDue)
+    case .registered, .ignore:
+      break
     }
   }
 
   /// The upstream ended.
   @inlinable
   func upstreamEnded() {
-    guard !isEnded else { return }
-    end()
+    serialAccess.enter()
+    let action = machine.upstreamEnded()
+    serialAccess.leave()
+    if case .end(let registeredDue) = action { end(registered: registeredDue) }
   }
 
   /// The upstream's registration ended.
   @inlinable
   func registrationEnded() {
-    guard registeredDue, !isEnded else { return }
-    registeredDue = false
-    registered?()
+    serialAccess.enter()
+    let action = machine.registrationEnded()
+    serialAccess.leave()
+    if case .registered = action { registered?() }
   }
 
   @usableFromInline
-  func end() {
-    isEnded = true
+  func end(registered registeredDue: Bool) {
     // A dispose() by the user (perhaps from inside the delivery just made) is not an end.
     if holder.isDisposed { return }
     holder.dispose()
-    if registeredDue {
-      registeredDue = false
-      registered?()
-    }
+    if registeredDue { registered?() }
     finished?()
   }
 }
