@@ -71,7 +71,7 @@ public enum DeliveryOverflowPolicy: Sendable, Hashable {
   case dropNewest
   /// Never drop: a buffer holding `bufferLimit` events puts the producers that feed the stage under
   /// pressure (they are not writable) until it has delivered down to `bufferLimit / 2`. Async
-  /// senders (``EventProducer/send(_:)``, ``EventProducer/send(contentsOf:)``) wait meanwhile;
+  /// senders (``EventProducer/send(_:)``, ``EventProducer/send(contentsOf:)-(Sequence)``) wait meanwhile;
   /// `next` never waits, so the buffer can exceed its limit by what synchronous senders send under
   /// pressure. See <doc:FlowControlGuide>.
   case backpressure
