@@ -55,15 +55,28 @@ SCENARIOS = [
     ("S18a", "async-in-buffered"),
     ("S18b", "async-in-live"),
     ("S20b", "concurrent-map-overhead"),
+    ("S22", "group-by"),
+    ("S23a", "timeout-rearm"),
+    ("S23b", "debounce-rearm"),
+    ("S24a", "scan"),
+    ("S24b", "distinct-by"),
+    ("S24c", "pairwise"),
+    ("S24d", "count"),
+    ("S24e", "contains"),
+    ("S24f", "min"),
+    ("S24g", "max"),
+    ("S24h", "last"),
 ]
 
 # Cells that have no natural equivalent in an engine (PERFORMANCE.md; AsyncAlgorithmsPeer.swift).
 NOT_APPLICABLE = {
-    "OpenCombine": {"S4", "S5", "S8", "S12a", "S12b", "S12c", "S12d", "S13a", "S13b", "S16", "S18a", "S18b"},
+    "OpenCombine": {"S4", "S5", "S8", "S12a", "S12b", "S12c", "S12d", "S13a", "S13b", "S16", "S18a", "S18b", "S22",
+                    "S24a", "S24b", "S24c", "S24d", "S24e", "S24f", "S24g", "S24h"},
     "AsyncAlgorithms": {"S6", "S8", "S9", "S9b", "S11", "S12a", "S12b", "S12c", "S12d", "S13a", "S13b", "S14a",
-                        "S14b", "S16", "S18a", "S18b", "S20b"},
-    "closure": {"S9b", "S12c", "S12d", "S13a", "S13b", "S14a", "S14b", "S17b", "S18a", "S18b", "S20b"},
-    "naive": {"S12b", "S12c", "S12d", "S14a", "S14b", "S15", "S16", "S17", "S17b"},
+                        "S14b", "S16", "S18a", "S18b", "S20b", "S22", "S23a", "S23b", "S24a", "S24b", "S24c", "S24d", "S24e", "S24f", "S24g", "S24h"},
+    "closure": {"S9b", "S12c", "S12d", "S13a", "S13b", "S14a", "S14b", "S17b", "S18a", "S18b", "S20b", "S22", "S23a",
+                "S23b", "S24a", "S24b", "S24c", "S24d", "S24e", "S24f", "S24g", "S24h"},
+    "naive": {"S12b", "S12c", "S12d", "S14a", "S14b", "S15", "S16", "S17", "S17b", "S23a", "S23b", "S24a", "S24b", "S24c", "S24d", "S24e", "S24f", "S24g", "S24h"},
 }
 
 UNITS = {

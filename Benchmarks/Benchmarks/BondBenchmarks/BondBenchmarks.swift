@@ -14,6 +14,9 @@ let benchmarks: @Sendable () -> Void = {
   registerBaselines()
   registerOpenCombineStages()
   registerStagesBaselines()
+  registerGroupBy()
+  registerTimeout()
+  registerAggregates()
 }
 
 /// Every Bond benchmark; each file registers nothing while its feature is not enabled.

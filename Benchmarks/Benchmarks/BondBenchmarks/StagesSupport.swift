@@ -21,6 +21,17 @@ extension Scenario {
   static let s18a = Scenario(id: "S18a", name: "async-in-buffered")
   static let s18b = Scenario(id: "S18b", name: "async-in-live")
   static let s20b = Scenario(id: "S20b", name: "concurrent-map-overhead")
+  static let s22 = Scenario(id: "S22", name: "group-by")
+  static let s23a = Scenario(id: "S23a", name: "timeout-rearm")
+  static let s23b = Scenario(id: "S23b", name: "debounce-rearm")
+  static let s24a = Scenario(id: "S24a", name: "scan")
+  static let s24b = Scenario(id: "S24b", name: "distinct-by")
+  static let s24c = Scenario(id: "S24c", name: "pairwise")
+  static let s24d = Scenario(id: "S24d", name: "count")
+  static let s24e = Scenario(id: "S24e", name: "contains")
+  static let s24f = Scenario(id: "S24f", name: "min")
+  static let s24g = Scenario(id: "S24g", name: "max")
+  static let s24h = Scenario(id: "S24h", name: "last")
 }
 
 /// S20b: events per iteration, for every engine (the TaskGroup window starts a task per event,
