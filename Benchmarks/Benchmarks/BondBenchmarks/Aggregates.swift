@@ -8,23 +8,23 @@ import Benchmark
 import Bond
 
 func registerAggregates() {
-  measureNoBuffer(.s24a) { producer, sink in producer.scan(0, &+).observe { sink.sum &+= $0 } }
-  measureNoBuffer(.s24b) { producer, sink in
+  measureNoBuffer("S24a") { producer, sink in producer.scan(0, &+).observe { sink.sum &+= $0 } }
+  measureNoBuffer("S24b") { producer, sink in
     producer.distinct(by: { $0 / 2 == $1 / 2 }).observe { sink.sum &+= $0 }
   }
-  measureNoBuffer(.s24c) { producer, sink in producer.pairwise().observe { sink.sum &+= $0.0 &+ $0.1 } }
-  measureNoBuffer(.s24d) { producer, sink in producer.count().observe { sink.sum &+= $0 } }
-  measureNoBuffer(.s24e) { producer, sink in
+  measureNoBuffer("S24c") { producer, sink in producer.pairwise().observe { sink.sum &+= $0.0 &+ $0.1 } }
+  measureNoBuffer("S24d") { producer, sink in producer.count().observe { sink.sum &+= $0 } }
+  measureNoBuffer("S24e") { producer, sink in
     producer.contains(where: { $0 < 0 }).observe { sink.sum &+= $0 ? 1 : 0 }
   }
-  measureNoBuffer(.s24f) { producer, sink in producer.min().observe { sink.sum &+= $0 } }
-  measureNoBuffer(.s24g) { producer, sink in producer.max().observe { sink.sum &+= $0 } }
-  measureNoBuffer(.s24h) { producer, sink in producer.last().observe { sink.sum &+= $0 } }
+  measureNoBuffer("S24f") { producer, sink in producer.min().observe { sink.sum &+= $0 } }
+  measureNoBuffer("S24g") { producer, sink in producer.max().observe { sink.sum &+= $0 } }
+  measureNoBuffer("S24h") { producer, sink in producer.last().observe { sink.sum &+= $0 } }
 }
 
 /// Registers Bond's `scenario`: `observe` connects the operator under test to a producer; 1M sends.
 private func measureNoBuffer(
-  _ scenario: Scenario,
+  _ scenario: String,
   _ observe: @escaping (EventProducer<Int>, Sink) -> any DisposableType
 ) {
   register(scenario, .bond) { benchmark in

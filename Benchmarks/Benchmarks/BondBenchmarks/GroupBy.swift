@@ -12,7 +12,7 @@ import Bond
 let groupKeys = 1_000
 
 func registerGroupBy() {
-  register(.s22, .bond) { benchmark in
+  register("S22", .bond) { benchmark in
     let sink = Sink()
     let producer = EventProducer<Int>()
     // Events and groups are delivered on the sending thread, one at a time.
@@ -26,7 +26,7 @@ func registerGroupBy() {
     blackHole(sink.sum)
   }
 
-  register(.s22, .naive) { benchmark in
+  register("S22", .naive) { benchmark in
     let sink = Sink()
     let producer = EventProducer<Int>()
     var groups: [Int: EventProducer<Int>] = [:]

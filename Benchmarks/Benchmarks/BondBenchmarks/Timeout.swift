@@ -16,7 +16,7 @@ import OpenCombineDispatch
 let rearmEvents = 100_000
 
 func registerTimeout() {
-  register(.s23a, .bond, events: rearmEvents) { benchmark in
+  register("S23a", .bond, events: rearmEvents) { benchmark in
     let sink = Sink()
     let queue = DispatchQueue(label: "bench.s23a.bond")
     let producer = EventProducer<Int>()
@@ -28,7 +28,7 @@ func registerTimeout() {
     blackHole(queue.sync { sink.sum })
   }
 
-  register(.s23b, .bond, events: rearmEvents) { benchmark in
+  register("S23b", .bond, events: rearmEvents) { benchmark in
     let sink = Sink()
     let queue = DispatchQueue(label: "bench.s23b.bond")
     let producer = EventProducer<Int>()
@@ -40,7 +40,7 @@ func registerTimeout() {
     blackHole(queue.sync { sink.sum })
   }
 
-  register(.s23a, .openCombine, events: rearmEvents) { benchmark in
+  register("S23a", .openCombine, events: rearmEvents) { benchmark in
     let sink = Sink()
     let queue = DispatchQueue(label: "bench.s23a.opencombine")
     let subject = PassthroughSubject<Int, Never>()
@@ -52,7 +52,7 @@ func registerTimeout() {
     blackHole(queue.sync { sink.sum })
   }
 
-  register(.s23b, .openCombine, events: rearmEvents) { benchmark in
+  register("S23b", .openCombine, events: rearmEvents) { benchmark in
     let sink = Sink()
     let queue = DispatchQueue(label: "bench.s23b.opencombine")
     let subject = PassthroughSubject<Int, Never>()
