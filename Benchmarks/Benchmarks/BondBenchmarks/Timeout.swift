@@ -16,47 +16,50 @@ import OpenCombineDispatch
 let rearmEvents = 100_000
 
 func registerTimeout() {
-  register("S23a", .bond, events: rearmEvents) { benchmark in
+  measureRearm("S23a") { producer, queue, sink in
+    producer.timeout(seconds: 1, queue: queue).observe { sink.sum &+= $0 }
+  }
+  measureRearm("S23b") { producer, queue, sink in
+    producer.debounce(seconds: 1, queue: queue).observe { sink.sum &+= $0 }
+  }
+  measureRearmOpenCombine("S23a") { subject, queue, sink in
+    subject.timeout(.seconds(1), scheduler: queue.ocombine).sink { sink.sum &+= $0 }
+  }
+  measureRearmOpenCombine("S23b") { subject, queue, sink in
+    subject.debounce(for: .seconds(1), scheduler: queue.ocombine).sink { sink.sum &+= $0 }
+  }
+}
+
+/// Registers Bond's `scenario`: `observe` connects the operator on `queue` to a producer;
+/// `rearmEvents` sends, then the sum is read on the queue.
+private func measureRearm(
+  _ scenario: String,
+  _ observe: @escaping (EventProducer<Int>, DispatchQueue, Sink) -> any DisposableType
+) {
+  register(scenario, .bond, events: rearmEvents) { benchmark in
     let sink = Sink()
-    let queue = DispatchQueue(label: "bench.s23a.bond")
+    let queue = DispatchQueue(label: "bench.\(scenario).bond")
     let producer = EventProducer<Int>()
-    let observation = producer.timeout(seconds: 1, queue: queue).observe { sink.sum &+= $0 }
+    let observation = observe(producer, queue, sink)
     benchmark.startMeasurement()
     for i in 0..<rearmEvents { producer.next(i) }
     benchmark.stopMeasurement()
     observation.dispose()
     blackHole(queue.sync { sink.sum })
   }
+}
 
-  register("S23b", .bond, events: rearmEvents) { benchmark in
+/// Registers OpenCombine's `scenario`: `subscribe` connects the operator on `queue` to a subject;
+/// `rearmEvents` sends, then the sum is read on the queue.
+private func measureRearmOpenCombine(
+  _ scenario: String,
+  _ subscribe: @escaping (PassthroughSubject<Int, Never>, DispatchQueue, Sink) -> AnyCancellable
+) {
+  register(scenario, .openCombine, events: rearmEvents) { benchmark in
     let sink = Sink()
-    let queue = DispatchQueue(label: "bench.s23b.bond")
-    let producer = EventProducer<Int>()
-    let observation = producer.debounce(seconds: 1, queue: queue).observe { sink.sum &+= $0 }
-    benchmark.startMeasurement()
-    for i in 0..<rearmEvents { producer.next(i) }
-    benchmark.stopMeasurement()
-    observation.dispose()
-    blackHole(queue.sync { sink.sum })
-  }
-
-  register("S23a", .openCombine, events: rearmEvents) { benchmark in
-    let sink = Sink()
-    let queue = DispatchQueue(label: "bench.s23a.opencombine")
+    let queue = DispatchQueue(label: "bench.\(scenario).opencombine")
     let subject = PassthroughSubject<Int, Never>()
-    let cancellable = subject.timeout(.seconds(1), scheduler: queue.ocombine).sink { sink.sum &+= $0 }
-    benchmark.startMeasurement()
-    for i in 0..<rearmEvents { subject.send(i) }
-    benchmark.stopMeasurement()
-    cancellable.cancel()
-    blackHole(queue.sync { sink.sum })
-  }
-
-  register("S23b", .openCombine, events: rearmEvents) { benchmark in
-    let sink = Sink()
-    let queue = DispatchQueue(label: "bench.s23b.opencombine")
-    let subject = PassthroughSubject<Int, Never>()
-    let cancellable = subject.debounce(for: .seconds(1), scheduler: queue.ocombine).sink { sink.sum &+= $0 }
+    let cancellable = subscribe(subject, queue, sink)
     benchmark.startMeasurement()
     for i in 0..<rearmEvents { subject.send(i) }
     benchmark.stopMeasurement()

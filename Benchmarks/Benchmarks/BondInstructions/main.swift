@@ -30,7 +30,7 @@ func opaquePairObserver(_ sum: Sum) -> (Int, Int) -> Void {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let events = Int(arguments[3]) else {
-  print("usage: BondInstructions S1|S2|S4|S9|S15|S22 Bond|OpenCombine|closure|naive EVENTS [--time]")
+  print("usage: BondInstructions S1|S2|S4|S9|S15 Bond|OpenCombine|closure EVENTS [--time]")
   exit(2)
 }
 let timed = arguments.count == 5 && arguments[4] == "--time"
@@ -106,32 +106,6 @@ case ("S9", "OpenCombine"):
     second.cancel()
   }
   cancellable.cancel()
-case ("S22", "Bond"):
-  // groupBy over 1,000 keys, one observer per group.
-  let producer = EventProducer<Int>()
-  let observation = producer.groupBy { $0 % 1_000 }.observe { group in
-    group.events.observe { sum.value &+= $0 }
-  }
-  for i in 0..<events { producer.next(i) }
-  observation.dispose()
-case ("S22", "naive"):
-  // The hand-written dictionary of producers, one observer each, fed by the same source.
-  let producer = EventProducer<Int>()
-  var groups: [Int: EventProducer<Int>] = [:]
-  let observation = producer.observe { value in
-    let key = value % 1_000
-    if let group = groups[key] {
-      group.next(value)
-    } else {
-      let group = EventProducer<Int>()
-      groups[key] = group
-      group.observe { sum.value &+= $0 }
-      group.next(value)
-    }
-  }
-  for i in 0..<events { producer.next(i) }
-  observation.dispose()
-  for group in groups.values { group.finish() }
 default:
   print("n/a")
   exit(3)
