@@ -21,12 +21,12 @@ func observeEndingEarly<Upstream: EventProducerType>(
   // Each closure captures only the sink: no context of its own to allocate.
   return sink.hold(
     upstream.observe(
-    with: EventObserver(
-      { sink.receive($0) },
-      // Always observed: the holder must report `isDisposed` after the upstream's end.
-      finished: { sink.upstreamEnded() },
-      registered: observer.registered == nil ? nil : { sink.registrationEnded() },
-      pressure: observer.pressure,
+      with: EventObserver(
+        { sink.receive($0) },
+        // Always observed: the holder must report `isDisposed` after the upstream's end.
+        finished: { sink.upstreamEnded() },
+        registered: observer.registered == nil ? nil : { sink.registrationEnded() },
+        pressure: observer.pressure,
         // Disposed when it ends early: a `from` upstream stops pulling its sequence then.
         lifetime: sink
       )
