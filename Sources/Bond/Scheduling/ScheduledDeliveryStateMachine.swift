@@ -50,6 +50,12 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
   @usableFromInline let overflowPolicy: DeliveryOverflowPolicy
   /// Bounded array mode (``Batches`` with a buffer limit): the most events per array; else 0.
   @usableFromInline var maxArrayCount = 0
+  /// Latency sampling: the offset in `buffer` of the event being timed, or -1 (none).
+  @usableFromInline var sampleOffset = -1
+  /// When the event at `sampleOffset` was sent (on the stage's clock).
+  @usableFromInline var sampleStart = 0.0
+  /// The timed event the drain has just taken: its offset in what it took, and when it was sent.
+  @usableFromInline var takenSample: LatencySample?
 
   @inlinable
   init(
@@ -85,9 +91,14 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
     case pressure(startDrain: Bool)
   }
 
-  /// An event arrived; with `endsRegistration`, the registration ends right after it.
+  /// An event arrived; with `endsRegistration`, the registration ends right after it; with
+  /// `sampleStart`, it is timed (unless another one is).
   @inlinable
-  mutating func eventReceived(_ event: Event, endsRegistration: Bool = false) -> ReceiveAction {
+  mutating func eventReceived(
+    _ event: Event,
+    endsRegistration: Bool = false,
+    sampleStart: Double? = nil
+  ) -> ReceiveAction {
     guard !isDisposed, !hasEnded else { return .none }
     var dropped: Event?? = nil
     if buffer.count >= bufferLimit {
@@ -99,12 +110,17 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
       case .dropOldest:
         dropped = .some(buffer.pop())
         if let after = registeredAfter, after > 0 { registeredAfter = after - 1 }
+        if sampleOffset >= 0 { sampleOffset -= 1 }  // at 0, the timed event is dropped: -1
       case .backpressure:
         break  // never drops: the buffer goes past its limit by what `next` sends under pressure
       }
     }
     buffer.push(event)
     if endsRegistration, registered != nil { registeredAfter = buffer.count }
+    if let sampleStart, sampleOffset < 0 {
+      sampleOffset = buffer.count - 1
+      self.sampleStart = sampleStart
+    }
     if let dropped { return .dropped(dropped) }
     let startsDrain = !isDraining
     isDraining = true
@@ -189,6 +205,7 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
     if !mayContinue { return .exit(.reschedule) }
     if batch.storage.isEmpty { swap(&batch, &spare) }
     swap(&batch, &buffer)
+    took(batch.count)
     guard let after = registeredAfter, let callback = registered else { return .deliver(observer, registered: nil) }
     registeredAfter = nil
     registered = nil
@@ -240,6 +257,8 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
       spare = WorkQueue()
       underPressure = false
       inHand = 0
+      sampleOffset = -1
+      takenSample = nil
     }
     return Released(
       upstream: upstream,
