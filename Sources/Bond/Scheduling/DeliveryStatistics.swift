@@ -2,7 +2,8 @@ import Dispatch
 import Synchronization
 
 /// Counts what the bounded stages it is given to (``EventProducerType/deliverOn(_:bufferLimit:whenFull:statistics:)``,
-/// `partition`, bounded `batches`) did: the events they delivered and dropped, the events waiting
+/// `partition`, bounded `batches`, and the concurrency-limited ``EventProducerType/map(maxConcurrent:bufferLimit:statistics:_:)``,
+/// `mapUnordered`, `tryMap`) did: the events they delivered and dropped, the events waiting
 /// in them now, how many times they came under pressure and, when asked for, a sample of the time
 /// an event takes from `next` to its delivery. Create one, pass it to the operators, read it at any
 /// time (BondMetrics' `StageMetrics` exports it through swift-metrics).
@@ -20,7 +21,7 @@ import Synchronization
 /// add per event it takes in (``bufferedCount``) and one per drain (``deliveredCount``: a drain
 /// delivers up to 1024 events, and adds them when it stops). Latency sampling, off by default,
 /// costs one more relaxed add per event on the stage's own counter, and a clock read at each end
-/// of a sampled event.
+/// of a sampled event (the concurrency-limited stages take no sample). See <doc:StatisticsGuide>.
 /// - Note: thread-safe.
 public final class DeliveryStatistics: Sendable {
   @usableFromInline let dropped = Atomic<Int>(0)
