@@ -5,21 +5,6 @@ import Foundation
 import MetricsTestKit
 import Testing
 
-/// A clocked scheduler whose `schedule(_:)` runs its action `lag` seconds later on a
-/// `TestScheduler`: an event waits a known virtual time between `next` and its delivery.
-private final class LaggingScheduler: ClockedScheduler {
-  let clock = TestScheduler()
-  let lag: Double
-  init(lag: Double) { self.lag = lag }
-  var now: Double { clock.now }
-  func schedule(_ action: @escaping @Sendable () -> Void) {
-    clock.schedule(after: lag, action)
-  }
-  func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any DisposableType {
-    clock.schedule(after: seconds, action)
-  }
-}
-
 /// `StageMetrics` against swift-metrics' test backend: each series, its dimension, the deltas
 /// across updates, the latency samples, concurrent updates, and `run(every:)`.
 @Suite struct StageMetricsTests {
@@ -83,22 +68,28 @@ private final class LaggingScheduler: ClockedScheduler {
     observation.dispose()
   }
 
+  /// The queue is held for 20 ms after the timed event is sent: its sample is at least that, and
+  /// the timer holds exactly the statistics' sample.
   @Test func theTimerRecordsEachLatencySample() throws {
     let metrics = TestMetrics()
-    let scheduler = LaggingScheduler(lag: 0.25)
+    let queue = DispatchQueue(label: "metrics.latency")
     let source = EventProducer<Int>()
-    let stats = DeliveryStatistics(latencySampleEvery: 2)
+    let stats = DeliveryStatistics(latencySampleEvery: 1_000)
     _ = StageMetrics(stage: "lanes", statistics: stats, factory: metrics)
-    let observation = source.deliverOn(scheduler, bufferLimit: 16, whenFull: .dropOldest, statistics: stats)
+    let observation = source.deliverOn(queue, bufferLimit: 16, whenFull: .dropOldest, statistics: stats)
       .observe { _ in }
-    source.next(1)  // timed: 0.25 s
-    scheduler.clock.run()
+    let held = DispatchSemaphore(value: 0)
+    queue.async { held.wait() }
+    source.next(1)  // timed (the first), delivered once the queue is let go
     source.next(2)  // not timed
-    scheduler.clock.advance(by: 0.125)
-    source.next(3)  // timed: 0.125 s (delivered by the drain 2 scheduled)
-    scheduler.clock.run()
+    Thread.sleep(forTimeInterval: 0.02)
+    held.signal()
+    let deadline = Date().addingTimeInterval(10)
+    while stats.deliveredCount < 2 && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
     let timer = try metrics.expectTimer("bond_stage_latency_seconds", lanes)
-    #expect(timer.values == [250_000_000, 125_000_000])
+    let (seconds, attoseconds) = stats.latencyTotal.components
+    #expect(stats.latencySampleCount == 1 && timer.values == [seconds * 1_000_000_000 + attoseconds / 1_000_000_000])
+    #expect(stats.latencyTotal >= .milliseconds(20) && stats.latencyTotal < .seconds(10))
     observation.dispose()
   }
 
