@@ -39,7 +39,8 @@ public final class DeliveryStatistics: Sendable {
 
   /// Creates counters at 0. With `latencySampleEvery` above 0, each stage given this object times
   /// one event in that many (its first, then every `latencySampleEvery`-th it takes in) from `next`
-  /// to the moment its drain hands it to the observer, on the stage's scheduler's clock (a
+  /// to the moment its drain hands it to the observer (or, for a `.backpressure` drain that takes
+  /// up to 32 events per lock, starts on them), on the stage's scheduler's clock (a
   /// ``ClockedScheduler``'s `now`, such as a `DispatchQueue`'s uptime or a `TestScheduler`'s
   /// virtual time; the uptime clock for any other scheduler).
   ///

@@ -26,8 +26,8 @@ extension ScheduledDelivery {
     return downstreamGate.wakeOnRelease { [self] in self.scheduleDrain() }
   }
 
-  /// Adds the events a drain delivered to `deliveredCount` (one relaxed add per drain), and times
-  /// a sampled event: called right before the drain hands it over.
+  /// Adds the events a drain delivered to `deliveredCount`: one relaxed add per drain, when it
+  /// stops (before it delivers the end, if it does).
   @inlinable
   func reportDelivered(_ count: Int) {
     if count > 0 { statistics?.recordDelivered(count) }
@@ -46,10 +46,14 @@ extension ScheduledDelivery {
     var delivered = 0
     // Every way out reports the events delivered (the end reports them before it is delivered).
     defer { reportDelivered(delivered) }
+    let sampling = sampler != nil
     while true {
       if pausesForDownstream() { return }
-      let (step, sample) = state.withLock {
-        ($0.nextBatch(&batch, mayContinue: delivered < Self.drainShare), $0.takeSample())
+      var sample: LatencySample?
+      let step = state.withLock {
+        let step = $0.nextBatch(&batch, mayContinue: delivered < Self.drainShare)
+        if sampling { sample = $0.takeSample() }
+        return step
       }
       // The observer and `registered` are called here, outside the lock: they are user code and
       // may send more events into this delivery (which queue behind this batch).
@@ -69,15 +73,21 @@ extension ScheduledDelivery {
         let sampleOffset = sample?.offset ?? -1
         while let event = batch.pop() {
           if let registered, registered.offset == offset {
-            guard !isDisposed else { return }
+            guard !isDisposed else {
+              delivered += offset
+              return
+            }
             registered.callback.value()
           }
-          guard !isDisposed else { return }
+          guard !isDisposed else {
+            delivered += offset
+            return
+          }
           if offset == sampleOffset, let sample { recordLatency(sample) }
           observer.value(event)
           offset += 1
-          delivered += 1
         }
+        delivered += offset
         if let registered, registered.offset == offset {
           guard !isDisposed else { return }
           registered.callback.value()
@@ -129,13 +139,14 @@ extension ScheduledDelivery {
     // A `.backpressure` stage with nobody downstream to pause for takes up to 32 events per lock.
     var chunk = WorkQueue<Event>()
     let chunkLimit = downstreamGate == nil ? 32 : 1
+    let sampling = sampler != nil
     while true {
       if pausesForDownstream() { return }
-      let (step, sample) = state.withLock {
-        (
-          $0.nextEvent(mayContinue: delivered < Self.drainShare, chunk: &chunk, chunkLimit: chunkLimit),
-          $0.takeSample()
-        )
+      var sample: LatencySample?
+      let step = state.withLock {
+        let step = $0.nextEvent(mayContinue: delivered < Self.drainShare, chunk: &chunk, chunkLimit: chunkLimit)
+        if sampling { sample = $0.takeSample() }
+        return step
       }
       // Called outside the lock (user code), see drainBatches().
       switch step {
@@ -156,8 +167,9 @@ extension ScheduledDelivery {
         delivered += 1
       case .deliverChunk(let observer, let releases):
         if releases { upstreamGate?.release() }
-        var offset = 0
-        let sampleOffset = sample?.offset ?? -1
+        // A timed event in the chunk (at most 32 events) is timed as the drain starts on the chunk:
+        // no check per event.
+        if let sample { recordLatency(sample) }
         while let event = chunk.pop() {
           guard !isDisposed else {
             // Disposed meanwhile: the rest of the chunk is let go, and leaves `bufferedCount`.
@@ -166,9 +178,7 @@ extension ScheduledDelivery {
           }
           // An event in hand still counts as waiting until it is handed over.
           statistics?.recordBuffered(-1)
-          if offset == sampleOffset, let sample { recordLatency(sample) }
           observer.value(event)
-          offset += 1
           delivered += 1
         }
       case .deliverArray(let observer, let array, let releases):

@@ -117,10 +117,23 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   /// Queues `event` for delivery (from any thread): the upstream's observer.
   @inlinable
   func send(_ event: Event) {
-    // Off (no sampler): a nil check. The clock is read before the lock (a scheduler's `now` may be
-    // user code).
-    let sampleStart = sampler?.startIfSampled()
-    let action = state.withLock { $0.eventReceived(event, sampleStart: sampleStart) }
+    // Latency sampling off (no sampler): a nil check.
+    if let sampler { return sendSampling(event, sampler: sampler) }
+    let action = state.withLock { $0.eventReceived(event) }
+    if let statistics { countBuffered(action, in: statistics) }
+    perform(action, onScheduler: false)
+  }
+
+  /// ``send(_:)`` with latency sampling on: a picked event is timed from now. The clock is read
+  /// before the lock (a scheduler's `now` may be user code).
+  @inlinable
+  func sendSampling(_ event: Event, sampler: LatencySampler) {
+    let action: Machine.ReceiveAction
+    if let start = sampler.startIfSampled() {
+      action = state.withLock { $0.eventReceived(event, sampleStart: start) }
+    } else {
+      action = state.withLock { $0.eventReceived(event) }
+    }
     if let statistics { countBuffered(action, in: statistics) }
     perform(action, onScheduler: false)
   }

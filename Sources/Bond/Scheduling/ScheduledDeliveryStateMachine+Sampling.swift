@@ -2,6 +2,24 @@
 // follows the events taken out before it, until the drain takes it.
 
 extension ScheduledDeliveryStateMachine {
+  /// ``eventReceived(_:endsRegistration:)`` for an event sent at `sampleStart`, to be timed: it is,
+  /// if it was taken into the buffer and no other timed event waits there.
+  @inlinable
+  mutating func eventReceived(_ event: Event, sampleStart: Double) -> ReceiveAction {
+    let action = eventReceived(event)
+    switch action {
+    case .none, .dropped(.none):
+      break  // not taken in
+    case .queued, .startDrain, .pressure, .dropped(.some):
+      // The event is the last in the buffer (a drop took the oldest out before it was pushed).
+      if sampleOffset < 0 {
+        sampleOffset = buffer.count - 1
+        self.sampleStart = sampleStart
+      }
+    }
+    return action
+  }
+
   /// The drain took `count` events from the front of `buffer`: if the timed event is among them,
   /// it becomes ``takenSample`` (the drain reads it with ``takeSample()`` in the same lock).
   @inlinable

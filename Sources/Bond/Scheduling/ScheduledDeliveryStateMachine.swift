@@ -91,14 +91,9 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
     case pressure(startDrain: Bool)
   }
 
-  /// An event arrived; with `endsRegistration`, the registration ends right after it; with
-  /// `sampleStart`, it is timed (unless another one is).
+  /// An event arrived; with `endsRegistration`, the registration ends right after it.
   @inlinable
-  mutating func eventReceived(
-    _ event: Event,
-    endsRegistration: Bool = false,
-    sampleStart: Double? = nil
-  ) -> ReceiveAction {
+  mutating func eventReceived(_ event: Event, endsRegistration: Bool = false) -> ReceiveAction {
     guard !isDisposed, !hasEnded else { return .none }
     var dropped: Event?? = nil
     if buffer.count >= bufferLimit {
@@ -117,10 +112,6 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
     }
     buffer.push(event)
     if endsRegistration, registered != nil { registeredAfter = buffer.count }
-    if let sampleStart, sampleOffset < 0 {
-      sampleOffset = buffer.count - 1
-      self.sampleStart = sampleStart
-    }
     if let dropped { return .dropped(dropped) }
     let startsDrain = !isDraining
     isDraining = true
