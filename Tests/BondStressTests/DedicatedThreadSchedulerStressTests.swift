@@ -7,8 +7,10 @@ import Testing
 // once, with pauses that let a parking thread park between bursts (the wake-up race), and a
 // `deliverOn` stage on it under a flood.
 // Run under `swift test --scratch-path .build-tsan --sanitize=thread --filter DedicatedThreadSchedulerStressTests`.
+// Serialized: a `.busySpin` or `.yield` scheduler keeps a core busy for its life, and several at once
+// on a 2-core machine under ThreadSanitizer starve the suites running beside them.
 
-@Suite struct DedicatedThreadSchedulerStressTests {
+@Suite(.serialized) struct DedicatedThreadSchedulerStressTests {
   static let strategies: [DedicatedThreadScheduler.WaitStrategy] = [
     .busySpin, .yield, .spinThenPark(), .spinThenPark(spins: 0),
   ]

@@ -9,7 +9,7 @@ import Glibc
 #endif
 
 /// `DedicatedThreadScheduler`: one thread, actions in order, timers by deadline, each wait strategy.
-@Suite struct DedicatedThreadSchedulerTests {
+@Suite(.serialized) struct DedicatedThreadSchedulerTests {
   static let strategies: [DedicatedThreadScheduler.WaitStrategy] = [
     .busySpin, .yield, .spinThenPark(), .spinThenPark(spins: 0),
   ]
