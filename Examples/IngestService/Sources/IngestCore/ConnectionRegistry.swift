@@ -22,12 +22,21 @@ public final class ConnectionRegistry: Sendable {
   let maxConnections: Int
   let metrics: IngestMetrics
   private let state = Mutex(State())
+  /// The last value the writability observer received. The connections pause on this, not on
+  /// `input.isWritable`: a `false` that comes and goes before the observer sees it is never
+  /// delivered (nor the `true` after it), so a connection that paused on a glimpse of it would wait
+  /// for a resume that never comes. Every `true` stored here is followed by a resume of every
+  /// registered connection, so a connection that paused on `false` here is always resumed.
+  private let writable = Atomic<Bool>(true)
 
   /// A registry admitting at most `maxConnections` at once.
   public init(maxConnections: Int, metrics: IngestMetrics) {
     self.maxConnections = maxConnections
     self.metrics = metrics
   }
+
+  /// Whether the connections may send: the writability observer's last value.
+  var isWritable: Bool { writable.load(ordering: .acquiring) }
 
   /// Admits a connection; `false` (refuse it) at the limit or after `stop()` began.
   func register(_ channel: any Channel, handler: NIOLoopBound<LineHandler>) -> Bool {
@@ -50,6 +59,9 @@ public final class ConnectionRegistry: Sendable {
 
   /// The pipeline's writability changed: pause every connection's reads, or resume them.
   public func writabilityChanged(_ writable: Bool) {
+    // releasing: a connection that reads `true` (acquiring) sees the state this change came with;
+    // the resumes below are scheduled after the store.
+    self.writable.store(writable, ordering: .releasing)
     metrics.writable.record(writable ? 1 : 0)
     let entries = state.withLock { Array($0.entries.values) }
     for entry in entries {

@@ -2,7 +2,8 @@ import Bond
 import NIOCore
 
 /// One connection of the line protocol. It never blocks its event loop: it sends each full line
-/// with the pipeline's synchronous `next` while the pipeline is writable; once it is not, it keeps
+/// with the pipeline's synchronous `next` while the pipeline is writable (the registry's last
+/// `writability` value); once it is not, it keeps
 /// what it has already read (at most a few reads' worth), turns `autoRead` off, and goes on when
 /// the registry tells it the pipeline is writable again.
 public final class LineHandler: ChannelInboundHandler {
@@ -40,7 +41,9 @@ public final class LineHandler: ChannelInboundHandler {
       context.close(promise: nil)
       return
     }
-    if !input.isWritable { pauseReading() }
+    // After the registration: a `true` stored before it is seen here (the registry's lock orders
+    // them), and a `true` stored after it resumes this connection.
+    if !registry.isWritable { pauseReading() }
     context.fireChannelActive()
   }
 
@@ -89,7 +92,7 @@ public final class LineHandler: ChannelInboundHandler {
   func resumeReading() {
     guard !stopped else { return }
     drain(force: false)
-    guard !stopped, paused, input.isWritable, let context else { return }
+    guard !stopped, paused, registry.isWritable, let context else { return }
     paused = false
     context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
   }
@@ -114,13 +117,14 @@ public final class LineHandler: ChannelInboundHandler {
     var buffer = pending ?? ByteBuffer()
     pending = nil
     let input = self.input
+    let registry = self.registry
     let limit = maxLineLength
     var sent = 0
     var malformed = 0
     let (consumed, outcome) = buffer.withUnsafeReadableBytes { raw -> (Int, Outcome) in
       var start = 0
       while start < raw.count {
-        if !force && !input.isWritable { return (start, .notWritable) }
+        if !force && !registry.isWritable { return (start, .notWritable) }
         guard let newline = LineParser.newline(in: raw, from: start) else {
           return (start, raw.count - start > limit ? .tooLong : .needMore)
         }
