@@ -92,9 +92,21 @@ public final class LineHandler: ChannelInboundHandler {
   func resumeReading() {
     guard !stopped else { return }
     drain(force: false)
-    guard !stopped, paused, registry.isWritable, let context else { return }
+    guard !stopped, paused, registry.isWritable, input.isWritable, let context else { return }
     paused = false
     context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+  }
+
+  /// Paused on `input.isWritable` while the observer's last value is `true`: the pressure may come
+  /// and go before the observer sees it (then no resume comes), so look again in a millisecond, as
+  /// long as that lasts. A pause the observer saw is resumed by the registry.
+  private func recheckLater() {
+    guard let context else { return }
+    let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+    context.eventLoop.scheduleTask(in: .milliseconds(1)) {
+      let handler = bound.value
+      if handler.paused && handler.registry.isWritable { handler.resumeReading() }
+    }
   }
 
   /// Shutdown: send every full line already read (`next` never waits), then stop and close.
@@ -124,7 +136,7 @@ public final class LineHandler: ChannelInboundHandler {
     let (consumed, outcome) = buffer.withUnsafeReadableBytes { raw -> (Int, Outcome) in
       var start = 0
       while start < raw.count {
-        if !force && !registry.isWritable { return (start, .notWritable) }
+        if !force && !(registry.isWritable && input.isWritable) { return (start, .notWritable) }
         guard let newline = LineParser.newline(in: raw, from: start) else {
           return (start, raw.count - start > limit ? .tooLong : .needMore)
         }
@@ -157,6 +169,7 @@ public final class LineHandler: ChannelInboundHandler {
     case .notWritable:
       pending = buffer
       pauseReading()
+      if registry.isWritable { recheckLater() }
     case .needMore:
       if buffer.readableBytes > 0 {
         if buffer.readerIndex > 4096 { buffer.discardReadBytes() }
