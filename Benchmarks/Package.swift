@@ -1,5 +1,5 @@
 // swift-tools-version: 6.1
-// The Bond benchmark suite (PERFORMANCE.md): its own package, so users of Bond never build it.
+// The Bond benchmark suite (perf/README.md; scenarios in perf/scenarios.json): its own package, so users of Bond never build it.
 // Run the whole suite with `perf/bench` from the repository root.
 import PackageDescription
 

@@ -3,7 +3,8 @@
 
 Usage: perf/table.py RESULTS.jmh.json [--log RUN.log] [--markdown] [--csv FILE]
 
-Rows are scenarios (PERFORMANCE.md), columns engines; a cell is
+Rows are the scenarios of perf/scenarios.json (the suite's one registry: ids, titles, units,
+which engines apply, notes), columns engines; a cell is
 "ns/event  mallocs/event":
   ns/event      = median wall clock of one iteration / events per iteration
   mallocs/event = (mean mallocs of one iteration - the framework's own mallocs, measured by the
@@ -24,89 +25,39 @@ import re
 import sys
 import textwrap
 
-ENGINES = ["Bond", "OpenCombine", "AsyncAlgorithms", "closure", "naive"]
-PEERS = ["OpenCombine", "AsyncAlgorithms"]
+# The one registry of the suite's scenarios (the benchmarks read it too: Support.swift).
+REGISTRY_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenarios.json")
+with open(REGISTRY_PATH) as _handle:
+    REGISTRY = json.load(_handle)
 
-SCENARIOS = [
-    ("S1", "send-1"),
-    ("S2", "chain"),
-    ("S3", "fanout-10"),
-    ("S4", "combine-latest"),
-    ("S5", "merge-8"),
-    ("S6", "switch-latest"),
-    ("S7", "deliver-on"),
-    ("S8", "replay-subscribe"),
-    ("S9", "churn"),
-    ("S9b", "dispose-under-slow-observer"),
-    ("S10", "concurrent-send"),
-    ("S11", "throttle"),
-    ("S12a", "array-append"),
-    ("S12b", "array-replace-diff"),
-    ("S12c", "array-replace-reset"),
-    ("S12d", "array-filter-elements"),
-    ("S13a", "partition-1-lane"),
-    ("S13b", "partition-2-lanes"),
-    ("S14a", "batches-200ns-consumer"),
-    ("S14b", "per-event-200ns-consumer"),
-    ("S15", "zip-2"),
-    ("S16", "with-latest-from"),
-    ("S17", "collect-100"),
-    ("S17b", "first-response"),
-    ("S18a", "async-in-buffered"),
-    ("S18b", "async-in-live"),
-    ("S20b", "concurrent-map-overhead"),
-]
+ENGINES = REGISTRY["engines"]
+PEERS = REGISTRY["peers"]
+# (id, title, unit, engines, note) of every scenario, in table order; S0 (the calibration) has no
+# engine column and never shows as a row.
+SCENARIOS = [(s["id"], s["title"], s.get("unit", "event"), set(s["engines"]), s.get("note"))
+             for s in REGISTRY["scenarios"]]
 
-# Cells that have no natural equivalent in an engine (PERFORMANCE.md; AsyncAlgorithmsPeer.swift).
-NOT_APPLICABLE = {
-    "OpenCombine": {"S4", "S5", "S8", "S12a", "S12b", "S12c", "S12d", "S13a", "S13b", "S16", "S18a", "S18b"},
-    "AsyncAlgorithms": {"S6", "S8", "S9", "S9b", "S11", "S12a", "S12b", "S12c", "S12d", "S13a", "S13b", "S14a",
-                        "S14b", "S16", "S18a", "S18b", "S20b"},
-    "closure": {"S9b", "S12c", "S12d", "S13a", "S13b", "S14a", "S14b", "S17b", "S18a", "S18b", "S20b"},
-    "naive": {"S12b", "S12c", "S12d", "S14a", "S14b", "S15", "S16", "S17", "S17b"},
-}
-
-UNITS = {
-    "S8": "per subscription",
-    "S9": "per subscription",
-    "S9b": "per dispose",
-    "S12a": "per append",
-    "S12b": "per compared element",
-    "S12c": "per element",
-    "S12d": "per append",
-    "S17b": "per subscription",
-}
-
-NOTES = [
-    "cell = ns/event  mallocs/event (S8, S9, S17b: per subscription; S9b: per dispose/cancel; S12a: per"
-    " append; S12b: per element compared by the diff); ns from the median iteration, mallocs = run total / events.",
+LEGEND = [
+    "cell = ns and mallocs per event{units}; ns from the median iteration, mallocs = run total / events.",
     "Bond/closure: Bond's time over the plain-closure floor (lower is better). peer/Bond: the best"
     " peer's time over Bond's (higher is better: Bond is that many times faster).",
-    "Events per iteration: Bond and the baselines 1M (S8, S9: 1,000 subscriptions; S12a: 100k"
-    " appends; S12b: 10 diffs of 10k), the peers 100k (AsyncAlgorithms S3: 10k); S9b: 50 disposals"
-    " for every engine.",
-    "AsyncAlgorithms is pull-based: a consumer task iterates, senders suspend (AsyncChannel is a"
-    " rendezvous); S3 is share() to 10 consumers; S5 merges 3+3+2 (merge takes at most 3); S7 is an"
-    " unbounded AsyncStream drained by a task. OpenCombine S10: PassthroughSubject serializes"
-    " each subscriber with its own lock.",
-    "S9b: the measured thread disposes 50 observations while another thread sends to a slow"
-    " observer (busy 20 µs per event) of the same producer; naive S9b holds its lock while delivering"
-    " (a removal waits for the delivery); its time depends on thread timing.",
-    "S13: 1M events, 1,000 keys, ~1 µs of hashing per event on the lanes, timed until the last is done;"
-    " Bond = partition(lanes:by:), naive = the hand-written partition (one serial DispatchQueue per lane, one"
-    " async per event). S14: a consumer paying ~200 ns per call; S14a Bond = batches(on:maxCount: 1000),"
-    " OpenCombine = receive(on:) + collect(1000); S14b = one call per event (Bond deliverOn, OpenCombine"
-    " receive(on:)). S15: ns per send, sends alternate the two sources. S17: one array per 100 events. S17b: per subscription, observe"
-    " first() (OpenCombine prefix(1)), send one event."
-    " S18: 1M elements of an AsyncStream (a: already buffered, b: fed live by another thread); Bond ="
-    " send(contentsOf:) (each element delivered before the next is pulled), naive = for await + next.",
-    "S20b: 100k events, a transform that returns at once; Bond = map(maxConcurrent: 2) fed by"
-    " `try await send(i)` from a task, timed until its end; naive = the hand-written TaskGroup window of 2"
-    " (a child task per event, results in order); OpenCombine = flatMap(maxPublishers: .max(2)) over a Just.",
-    "closure S7 = one queue.async per event (the unbatched hop); naive S7 = a batching buffer;"
-    " closure S11 = a closure call keeping the latest value; closure S12b = stdlib difference(from:).",
-    "n/a: the engine has no natural equivalent.  —: filtered out (not run).",
 ]
+FOOTER = "n/a: the engine has no natural equivalent (perf/scenarios.json lists no such cell).  —: filtered out (not run)."
+
+
+def notes_for(rows):
+    """The legend, the registry's general notes, then the notes of the scenarios in `rows`."""
+    shown = {row[0].split(" ", 1)[0] for row in rows}
+    units = {}
+    for scenario, _, unit, _, _ in SCENARIOS:
+        if scenario in shown and unit != "event":
+            units.setdefault(unit, []).append(scenario)
+    unit_text = "".join(f"; per {unit}: {', '.join(ids)}" for unit, ids in units.items())
+    unit_text = f" ({unit_text[2:]})" if unit_text else ""
+    notes = [LEGEND[0].format(units=unit_text)] + LEGEND[1:] + list(REGISTRY["notes"])
+    notes += [f"{scenario}: {note}" for scenario, _, _, _, note in SCENARIOS if scenario in shown and note]
+    return notes + [FOOTER]
+
 
 LOG_NAME = re.compile(r"BondBenchmarks:(S\d+[a-z]?) \S+ \(engine: ([^,]+), events: \d+\)")
 NAME = re.compile(r"\.(S\d+[a-z]?)_([^_]+)_\(engine:_([^,]+),_events:_(\d+)\)$")
@@ -209,7 +160,7 @@ def build_rows(cells, started=frozenset()):
     """Rows of [label, engine cells..., Bond/closure, peer/Bond]; an engine cell is a
     (ns, mallocs) pair of strings, or one string (n/a, dropped, —)."""
     rows = []
-    for scenario, name in SCENARIOS:
+    for scenario, name, _, engines, _ in SCENARIOS:
         row = [f"{scenario} {name}"]
         present = False
         for engine in ENGINES:
@@ -220,7 +171,7 @@ def build_rows(cells, started=frozenset()):
             elif (scenario, engine) in started:
                 present = True
                 row.append("dropped")
-            elif scenario in NOT_APPLICABLE.get(engine, set()):
+            elif engine not in engines:
                 row.append("n/a")
             else:
                 row.append("—")
@@ -281,7 +232,7 @@ def write_csv(path, cells):
     with open(path, "w") as handle:
         handle.write("scenario,engine,events_per_iteration,iterations,ns_per_event,events_per_second,"
                      "mallocs_per_event,instructions_per_event\n")
-        for scenario, _ in SCENARIOS:
+        for scenario, *_ in SCENARIOS:
             for engine in ENGINES:
                 cell = cells.get((scenario, engine))
                 if not cell:
@@ -332,6 +283,16 @@ def concurrent_map_summary(cells):
     return line + "."
 
 
+def ratio_summary(cells, label, numerator, denominator, target):
+    """One line: `numerator`'s time over `denominator`'s (both (scenario, engine)), against `target`."""
+    a, b = cells.get(numerator), cells.get(denominator)
+    if not a or not b or b["ns"] <= 0:
+        return ""
+    ratio = a["ns"] / b["ns"]
+    return (f"{label}: {fmt_ns(a['ns'])} against {fmt_ns(b['ns'])} ns/event, {ratio:.2f}x"
+            f" (target <= {target}x: {'met' if ratio <= target else 'MISSED'}).")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", help="the JMH export (swift package benchmark --format jmh)")
@@ -349,7 +310,7 @@ def main():
     rows = build_rows(cells, started)
     print(render_markdown(header, rows) if args.markdown else render_text(header, rows))
     print()
-    for note in NOTES:
+    for note in notes_for(rows):
         if args.markdown:
             print("- " + note)
         else:
@@ -363,7 +324,11 @@ def main():
         print(("- " if args.markdown else "  ") + "instructions: no hardware counters here"
               " (perf_event not supported); not measured.")
     print(("- " if args.markdown else "  ") + f"malloc overhead of the framework subtracted: {overhead:.0f} per iteration.")
-    for summary in [stage_summary(cells), concurrent_map_summary(cells)]:
+    for summary in [stage_summary(cells), concurrent_map_summary(cells),
+                    ratio_summary(cells, "S22 groupBy over the hand-written dictionary of producers",
+                                  ("S22", "Bond"), ("S22", "naive"), 1.5),
+                    ratio_summary(cells, "S23 timeout over debounce, both re-armed by every event",
+                                  ("S23a", "Bond"), ("S23b", "Bond"), 1.0)]:
         if summary:
             print(("- " if args.markdown else "  ") + summary)
     if args.csv:

@@ -26,6 +26,7 @@ let package = Package(
       name: "IngestCore",
       dependencies: [
         .product(name: "Bond", package: "Bond"),
+        .product(name: "BondMetrics", package: "Bond"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),

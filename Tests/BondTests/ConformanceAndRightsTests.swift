@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 
 @testable import Bond
@@ -49,5 +50,48 @@ struct V4Style: EventProducerType {
       EventProducer<Int>().deliverDraining(1)
     }
     #expect(exitTestStandardError(result).contains("does not hold the delivery rights"))
+  }
+
+  /// The debug check behind the sinks' `@exclusivity(unchecked)` state: a second entry while a
+  /// thread is inside stops (debug builds; compiled out of release).
+  @Test func enteringASinkWhileAThreadIsInsideStops() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let check = SerialAccessCheck()
+      check.enter()
+      check.enter()
+    }
+    #expect(exitTestStandardError(result).contains("entered by two threads at once, or reentered"))
+  }
+
+  /// The same check in a real sink: `take(while:)`'s sink reentered from inside its own decision.
+  @Test func reenteringATakeWhileSinkStops() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      let reentered = LockedState<EarlyEndSink<Int>?>(nil)
+      let sink = EarlyEndSink<Int>(
+        EventObserver({ _ in }),
+        count: nil,
+        decide: { value in
+          if value == 1, let sink = reentered.withLock({ $0 }) { sink.receive(2) }
+          return .deliver
+        }
+      )
+      reentered.withLock { $0 = sink }
+      sink.receive(1)
+    }
+    #expect(exitTestStandardError(result).contains("entered by two threads at once, or reentered"))
+  }
+
+  /// A sink used as designed never trips the check: sequential entries from several threads.
+  @Test func sequentialEntriesFromSeveralThreadsPass() {
+    let check = SerialAccessCheck()
+    let lock = LockedState(())
+    DispatchQueue.concurrentPerform(iterations: 8) { _ in
+      for _ in 0..<100 {
+        lock.withLock { _ in
+          check.enter()
+          check.leave()
+        }
+      }
+    }
   }
 }

@@ -137,4 +137,27 @@ import Testing
     // The outer array is gone, and with it the observation's only owner.
     #expect(inner.observerCount == 0)
   }
+
+  /// The outer array's end ends the observation: `registered` came first, then `finished` once,
+  /// the disposable reports `isDisposed`, and the inner arrays are no longer observed.
+  @Test func theOuterArraysEndEndsTheObservationAndLetsTheInnersGo() {
+    let inner = ObservableArray([1])
+    let log = Recorder<String>()
+    var observation: (any DisposableType)?
+    do {
+      let outer = ObservableArray([inner])
+      observation = outer.sectionedChanges().observe { event in
+        log.add("sections \(event.sections)")
+      } finished: {
+        log.add("finished")
+      }
+      inner.append(2)
+      #expect(log.items == ["sections [[1]]", "sections [[1, 2]]"])
+    }
+    #expect(log.items == ["sections [[1]]", "sections [[1, 2]]", "finished"])
+    #expect(observation?.isDisposed == true)
+    #expect(inner.observerCount == 0)
+    inner.append(3)
+    #expect(log.items.count == 3)
+  }
 }

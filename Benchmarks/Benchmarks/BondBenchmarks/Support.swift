@@ -1,38 +1,53 @@
-// Shared vocabulary of the suite: scenarios, engines, how a benchmark is registered, and the
-// small helpers every engine uses (the sum box, opaque closures, the naive observer list).
+// What every scenario family shares: the scenario registry, the engines, how a benchmark is
+// registered, and the small helpers every engine uses (the sum box, opaque closures, the naive
+// observer list, the lock the hand-written concurrent engines take, the calibrated work).
 //
-// Naming: every benchmark is called "<id> <name>" with two tags, `engine` and `events`
+// Scenarios: perf/scenarios.json is the one registry (id, title, unit, which engines apply, the
+// file that is each scenario's home, notes); `register` names every benchmark from it and refuses
+// an engine the scenario does not list, and perf/table.py reads it for the table.
+//
+// Naming: every benchmark is called "<id> <title>" with two tags, `engine` and `events`
 // (package-benchmark appends them: "S1 send-1 (engine: Bond, events: 1000000)").
 // `perf/table.py` reads both back: `events` is the number of events (or subscriptions, for
 // S8 and S9; disposals, for S9b) one iteration performs, the authority for every per-event figure.
 
+import BenchWork
 import Benchmark
 import Dispatch
 import Foundation
 import Synchronization
 
-/// One row of the table (PERFORMANCE.md).
-struct Scenario: Sendable {
+/// One scenario of perf/scenarios.json.
+struct Scenario: Decodable, Sendable {
   let id: String
-  let name: String
-
-  static let s1 = Scenario(id: "S1", name: "send-1")
-  static let s2 = Scenario(id: "S2", name: "chain")
-  static let s3 = Scenario(id: "S3", name: "fanout-10")
-  static let s4 = Scenario(id: "S4", name: "combine-latest")
-  static let s5 = Scenario(id: "S5", name: "merge-8")
-  static let s6 = Scenario(id: "S6", name: "switch-latest")
-  static let s7 = Scenario(id: "S7", name: "deliver-on")
-  static let s8 = Scenario(id: "S8", name: "replay-subscribe")
-  static let s9 = Scenario(id: "S9", name: "churn")
-  static let s9b = Scenario(id: "S9b", name: "dispose-under-slow-observer")
-  static let s10 = Scenario(id: "S10", name: "concurrent-send")
-  static let s11 = Scenario(id: "S11", name: "throttle")
-  static let s12a = Scenario(id: "S12a", name: "array-append")
-  static let s12b = Scenario(id: "S12b", name: "array-replace-diff")
-  static let s12c = Scenario(id: "S12c", name: "array-replace-reset")
-  static let s12d = Scenario(id: "S12d", name: "array-filter-elements")
+  let title: String
+  /// The engines that have a cell in this scenario (the others are n/a in the table).
+  let engines: [String]
 }
+
+/// perf/scenarios.json, by id: read once, from the source tree this suite was built from.
+let scenarioRegistry: [String: Scenario] = {
+  // This file is Benchmarks/Benchmarks/BondBenchmarks/Support.swift.
+  let root = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+  let path = root.appendingPathComponent("perf/scenarios.json")
+  struct Registry: Decodable { let scenarios: [Scenario] }
+  guard let data = try? Data(contentsOf: path) else {
+    preconditionFailure("BondBenchmarks: cannot read the scenario registry \(path.path)")
+  }
+  do {
+    let registry = try JSONDecoder().decode(Registry.self, from: data)
+    return Dictionary(
+      registry.scenarios.map { ($0.id, $0) },
+      uniquingKeysWith: { first, _ in
+        preconditionFailure("BondBenchmarks: scenario \(first.id) twice in \(path.path)")
+      }
+    )
+  } catch {
+    preconditionFailure("BondBenchmarks: \(path.path) is not a scenario registry: \(error)")
+  }
+}()
 
 /// One column of the table.
 enum Engine: String, Sendable {
@@ -42,7 +57,8 @@ enum Engine: String, Sendable {
   case asyncAlgorithms = "AsyncAlgorithms"
   /// Baseline (a): a plain Swift closure call per event, the physical floor.
   case closure
-  /// Baseline (b): a `[(Int) -> Void]` observer list in a final class (`NaiveSubject`).
+  /// Baseline (b): a `[(Int) -> Void]` observer list in a final class (`NaiveSubject`), composed
+  /// the way a hand-written observer pattern composes.
   case naive
   /// Not an engine: the empty benchmark whose mallocs are the framework's own overhead.
   case calibration
@@ -59,11 +75,6 @@ let peerEventsPerIteration = 100_000
 /// Subscriptions per iteration of S8 and S9 (`scalingFactor: .kilo`).
 let subscriptionsPerIteration = 1_000
 
-/// Disposals per iteration of S9b: few, because a `dispose()` that waits for the slow observer
-/// (Bond before issue 9) costs 20 µs to milliseconds on a loaded machine (its yield loop), and an
-/// iteration must stay under 2 s.
-let disposalsPerIteration = 50
-
 let suiteMetrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal, .instructions]
 
 /// Registers one (scenario, engine) benchmark.
@@ -74,13 +85,13 @@ let suiteMetrics: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTota
 ///     `benchmark.stopMeasurement()` before its teardown, so ns/event and mallocs/event are
 ///     the steady state.
 func register(
-  _ scenario: Scenario,
+  _ id: String,
   _ engine: Engine,
   events: Int = million,
   _ body: @escaping (Benchmark) -> Void
 ) {
   Benchmark(
-    "\(scenario.id) \(scenario.name)",
+    name(id, engine),
     configuration: configuration(engine, events: events),
     closure: body
   )
@@ -88,16 +99,28 @@ func register(
 
 /// Registers one (scenario, engine) benchmark whose iteration is `async` (the pull-based engine).
 func registerAsync(
-  _ scenario: Scenario,
+  _ id: String,
   _ engine: Engine,
   events: Int = million,
   _ body: @escaping (Benchmark) async -> Void
 ) {
   Benchmark(
-    "\(scenario.id) \(scenario.name)",
+    name(id, engine),
     configuration: configuration(engine, events: events),
     closure: body
   )
+}
+
+/// The benchmark's name, "<id> <title>", after checking that the registry lists `engine` for `id`.
+private func name(_ id: String, _ engine: Engine) -> String {
+  guard let scenario = scenarioRegistry[id] else {
+    preconditionFailure("BondBenchmarks: scenario \(id) is not in perf/scenarios.json")
+  }
+  precondition(
+    scenario.engines.contains(engine.rawValue),
+    "BondBenchmarks: perf/scenarios.json does not list engine \(engine.rawValue) for \(id)"
+  )
+  return "\(id) \(scenario.title)"
 }
 
 private func configuration(_ engine: Engine, events: Int) -> Benchmark.Configuration {
@@ -157,68 +180,44 @@ func runConcurrently(threads: Int, _ body: @Sendable (Int) -> Void) {
   DispatchQueue.concurrentPerform(iterations: threads, execute: body)
 }
 
-// MARK: - S9b dispose-under-slow-observer
-
-/// How long S9b's slow observer takes per event: it busy-waits this long by itself, never waiting
-/// for another thread, so a `dispose()` that waits for the delivery in flight (Bond before issue 9)
-/// waits a bounded time and the scenario cannot deadlock.
-let slowObserverNanoseconds: UInt64 = 20_000
-
-/// S9b's other thread: it sends events one after another into the engine, whose slow observer
-/// (`slowObserver`) is delivering nearly all the time, while the measured thread disposes.
-///
-/// Use: register the slow observer (calling `slowObserver`) and the observations to dispose,
-/// `start` (returns once the slow observer has received its first event, so the sender holds the
-/// delivery when the measurement starts), measure the disposals, `stop` (returns once the sender
-/// has left its loop).
-final class SlowObserverSender: Sendable {
-  private let stopRequested = Atomic<Bool>(false)
-  private let firstDeliveryDone = Atomic<Bool>(false)
-  /// Events the slow observer has finished.
-  private let delivered = Atomic<Int>(0)
-  private let firstDelivery = DispatchSemaphore(value: 0)
-  private let finished = DispatchSemaphore(value: 0)
-
-  /// The slow observer's body: signals the first delivery, then busy-waits
-  /// `slowObserverNanoseconds` (on the clock, so a descheduled sender does not stretch it).
-  func slowObserver(_ value: Int) {
-    if !firstDeliveryDone.load(ordering: .relaxed) {
-      firstDeliveryDone.store(true, ordering: .relaxed)
-      firstDelivery.signal()
-    }
-    let end = DispatchTime.now().uptimeNanoseconds &+ slowObserverNanoseconds
-    while DispatchTime.now().uptimeNanoseconds < end {}
-    blackHole(value)
-    delivered.add(1, ordering: .releasing)
-  }
-
-  /// Starts a thread calling `send(0)`, `send(1)`, ... until `stop()`; returns once the slow
-  /// observer has been called.
-  func start(_ send: @escaping @Sendable (Int) -> Void) {
-    let thread = Thread { [self] in
-      var i = 0
-      while !stopRequested.load(ordering: .relaxed) {
-        send(i)
-        i &+= 1
-        // Paced by the slow observer: the next event only once this one has been delivered. When
-        // the sender holds the delivery it has been (send returned after it); when another thread
-        // holds it (a dispose() that found the producer idle), the event was queued and that thread
-        // delivers it within ~20 µs. Without this, the sender would queue events faster than the
-        // other thread delivers them, and that thread would never get back (unbounded queue).
-        while delivered.load(ordering: .acquiring) < i && !stopRequested.load(ordering: .relaxed) {}
-      }
-      finished.signal()
-    }
-    thread.start()
-    firstDelivery.wait()
-  }
-
-  /// Stops the sending thread and waits until it has left its loop.
-  func stop() {
-    stopRequested.store(true, ordering: .relaxed)
-    finished.wait()
-  }
+/// A lock and what it serializes, shared by the two sending threads.
+final class Serialized<Target>: @unchecked Sendable {
+  // @unchecked Sendable: `target` is used only inside `lock.withLock`.
+  let lock = Mutex<Void>(())
+  let target: Target
+  init(_ target: Target) { self.target = target }
 }
+
+/// Counts events arriving on any number of threads; `wait()` returns once `expected` have.
+final class CompletionCounter: Sendable {
+  private let arrived = Atomic<Int>(0)
+  private let expected: Int
+  private let done = DispatchSemaphore(value: 0)
+
+  init(expected: Int) { self.expected = expected }
+
+  /// `count` more events have been handled (relaxed: the semaphore orders the end).
+  @inline(__always)
+  func add(_ count: Int = 1) {
+    if arrived.add(count, ordering: .relaxed).newValue == expected { done.signal() }
+  }
+
+  func wait() { done.wait() }
+}
+
+/// Rounds of `mix` per nanosecond on this machine, measured once (best of 5 runs of 2M rounds;
+/// seed and count go through `opaque` so the compiler cannot fold the loop).
+let mixRoundsPerNanosecond: Double = {
+  let rounds = opaque(2_000_000)
+  var best = Double.infinity
+  for run in 0..<5 {
+    let start = DispatchTime.now().uptimeNanoseconds
+    blackHole(mix(opaque(UInt64(run) &+ 0x9E37_79B9), rounds: rounds))
+    best = Swift.min(best, Double(DispatchTime.now().uptimeNanoseconds - start))
+  }
+  // A dependent multiply, xor and shift per round: 0.1 to 2 rounds per ns on any current core.
+  return Swift.min(2, Swift.max(0.1, Double(rounds) / best))
+}()
 
 // MARK: - Baseline (b): the naive observer list
 

@@ -1,4 +1,4 @@
-// S20: concurrency-limited stages (issue 20), the cases that need no malloc counter (S20b, the
+// S20: concurrency-limited stages, the cases that need no malloc counter (S20b, the
 // overhead in ns and mallocs per event, is a package-benchmark scenario: BondBenchmarks).
 //
 //   S20a  1M events, ~1 µs of CPU work per event in the transform (`mix`, calibrated at start):

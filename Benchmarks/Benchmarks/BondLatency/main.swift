@@ -1,7 +1,8 @@
 // S7 latency (perf/latency): the time from `next` on one thread to the observer on a serial
-// DispatchQueue, at a fixed offered rate, recorded in an HdrHistogram, for Bond `deliverOn`, Bond
-// `batches` (each event of an array counts from its own `next`), OpenCombine `receive(on:)` and a
-// bare `DispatchQueue.async` per event.
+// DispatchQueue, at a fixed offered rate, recorded in an HdrHistogram, for Bond `deliverOn` (on a
+// DispatchQueue, and on a DedicatedThreadScheduler with each wait strategy), Bond `batches` (each
+// event of an array counts from its own `next`), OpenCombine `receive(on:)` and a bare
+// `DispatchQueue.async` per event.
 //
 //   BondLatency [--events N] [--rate EVENTS_PER_SECOND] [--json FILE] [--csv FILE]
 //   BondLatency S21 [--cycles N] [--seconds S] [--json FILE] [--csv FILE]   (ObserveUnderFlood.swift)
@@ -103,6 +104,24 @@ func fmt(_ value: Double) -> String {
     ? String(format: "%.0f", value) : value >= 10 ? String(format: "%.1f", value) : String(format: "%.2f", value)
 }
 
+/// Bond `deliverOn` on a `DedicatedThreadScheduler` with `strategy` (its thread stops when the
+/// engine is torn down and the scheduler released).
+func dedicated(
+  _ name: String,
+  _ strategy: DedicatedThreadScheduler.WaitStrategy
+) -> (String, (Recorder) -> ((UInt64) -> Void, () -> Void)) {
+  (
+    "Bond deliverOn, DedicatedThreadScheduler \(name)",
+    { recorder in
+      let producer = EventProducer<UInt64>()
+      let observation = producer.deliverOn(DedicatedThreadScheduler(waitStrategy: strategy)).observe {
+        recorder.receive($0)
+      }
+      return ({ producer.next($0) }, { observation.dispose() })
+    }
+  )
+}
+
 /// Everything runs here, not in top-level code: closures formed there would be main-actor isolated,
 /// and the runtime checks that isolation when the delivery queue calls them.
 func runAll(_ options: Options) {
@@ -115,6 +134,9 @@ func runAll(_ options: Options) {
         return ({ producer.next($0) }, { observation.dispose() })
       }
     ),
+    dedicated("busySpin", .busySpin),
+    dedicated("yield", .yield),
+    dedicated("spinThenPark", .spinThenPark()),
     (
       "Bond batches",
       { recorder in

@@ -97,12 +97,14 @@ extension ObservableArray {
     let thread = currentThreadID()
     var next: SentWork<ObservableArrayWork<Element>>? = SentWork(first, sender: thread)
     var budget = budget
+    handOffAccess.enter()  // left before the dispatch below, or with the role (under the lock)
     while let item = next.take() {
       if item.sender != thread {
         if budget == 0 {
           // Still the hand-off role (`isHandingOff` stays set): the worker continues in order.
           // The dispatch orders this thread's writes to `delivered` before the worker's.
           let rest = UncheckedSendable((self, item.work))
+          handOffAccess.leave()  // before the worker can enter
           DispatchQueue.global().async { rest.value.0.handOff(rest.value.1, budget: .max) }
           return
         }
@@ -121,7 +123,12 @@ extension ObservableArray {
       case .start(let token):
         delivery.next(.replay(token: token, nil))
       }
-      next = state.withLock { $0.nextHandOffLocked() }
+      next = state.withLock { state in
+        let next = state.nextHandOffLocked()
+        // Left under the lock when the role ends: another thread may take it right after.
+        if next == nil { handOffAccess.leave() }
+        return next
+      }
     }
   }
 }

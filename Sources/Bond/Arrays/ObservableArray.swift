@@ -45,6 +45,8 @@ public final class ObservableArray<Element>: EventProducerType {
   /// The array as of the last operation handed to `delivery`: the events' `sequence`. Owned by the
   /// hand-off thread (`state.isHandingOff`), which the lock hands from one thread to the next.
   @exclusivity(unchecked) @usableFromInline var delivered: [Element]
+  /// Debug builds: stops if two threads run the hand-off loop at once (``delivered``'s rule).
+  @usableFromInline let handOffAccess = SerialAccessCheck()
 
   /// Creates an observable array holding `array`.
   public init(_ array: [Element] = []) {

@@ -21,20 +21,27 @@ public struct SectionedChanges<Row>: EventProducerType {
   /// `finished` when the outer array ends (is deallocated), after every change before it.
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    let sink = SectionedChangesSink(observer: observer.event, registered: observer.registered)
-    // Weak: the sink owns `input`; the outer array's observation (below) keeps the sink alive.
-    // The end goes through `input` too, so it comes after every change queued before it.
-    let delivery = sink.input.observe(
-      with: EventObserver({ [weak sink] input in sink?.receive(input) }, finished: observer.finished)
-    )
-    let outer = source.observe(
-      with: EventObserver(
-        { event in sink.input.next(.outer(event)) },
-        finished: observer.finished == nil ? nil : { sink.input.finish() },
-        registered: observer.registered == nil ? nil : { sink.input.next(.registered) }
+    let source = self.source
+    return Inbox<SectionedChangesInput<Row>>.observation(pressure: observer.pressure) { inbox in
+      let inners = SectionedInnerObservations()
+      let sink = SectionedChangesSink(inbox: inbox, observer: observer, inners: inners)
+      inbox.open { sink.receive($0) }
+      // After the inbox's: disposing the observation (or its end) stops the deliveries first.
+      inbox.disposables.add(inners)
+      let serializer = inbox.serializer
+      // Its end is always observed (the inner observations go with it); it comes through the
+      // inbox after every change queued before it.
+      inbox.disposables.add(
+        source.observe(
+          with: EventObserver(
+            { serializer.next(.outer($0)) },
+            finished: inbox.sender(.outerEnded),
+            registered: inbox.sender(observer.registered == nil ? nil : .registered),
+            pressure: inbox.pressure
+          )
+        )
       )
-    )
-    return SectionedChangesObservation(sink: sink, delivery: delivery, outer: outer)
+    }
   }
 }
 

@@ -2,32 +2,29 @@
 /// holds, keeps the sections' rows, and turns each event into an ``ObservableArraySectionedEvent``.
 ///
 /// Events of the outer and inner arrays may arrive on different threads: they all go through the
-/// private producer `input`, whose single observer (`receive`) is never called concurrently and
+/// observation's ``Inbox``, whose single observer (`receive`) is never called concurrently and
 /// alone touches the mirror. An inner array is subscribed with a snapshot taken atomically with the
 /// registration, so its rows and its later events meet exactly.
-/// - Note: thread-safe through `input`; the mirror is touched only by `receive`.
 @usableFromInline
-final class SectionedChangesSink<Row> {
-  @usableFromInline let observer: (ObservableArraySectionedEvent<Row>) -> Void
-  @usableFromInline var registered: (() -> Void)?
-  /// Serializes the outer and inner events (lossless, reentrancy-safe).
-  @usableFromInline let input = EventProducer<SectionedChangesInput<Row>>()
-  /// The inner observations by id; `nil` once disposed (a late subscription is disposed at once).
-  @usableFromInline let inners = LockedState<[Int: any DisposableType]?>([:])
-
-  // Touched only by `receive` (serialized by `input`).
-  @usableFromInline var sections: [[Row]] = []
-  @usableFromInline var sectionIDs: [Int] = []
-  @usableFromInline var nextID = 0
+final class SectionedChangesSink<Row>: InboxSink {
+  @usableFromInline let output: InboxSinkOutput<ObservableArraySectionedEvent<Row>, SectionedChangesInput<Row>>
+  /// The inner arrays' observations; one of the observation's disposables.
+  @usableFromInline let inners: SectionedInnerObservations
+  /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
+  @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
+  @exclusivity(unchecked) @usableFromInline var sections: [[Row]] = []
+  @exclusivity(unchecked) @usableFromInline var sectionIDs: [Int] = []
+  @exclusivity(unchecked) @usableFromInline var nextID = 0
 
   @usableFromInline
-  init(observer: @escaping (ObservableArraySectionedEvent<Row>) -> Void, registered: (() -> Void)?) {
-    self.observer = observer
-    self.registered = registered
-  }
-
-  deinit {
-    disposeInners()
+  init(
+    inbox: Inbox<SectionedChangesInput<Row>>,
+    observer: EventObserver<ObservableArraySectionedEvent<Row>>,
+    inners: SectionedInnerObservations
+  ) {
+    output = InboxSinkOutput(inbox: inbox, observer: observer)
+    registered = observer.registered
+    self.inners = inners
   }
 
   @usableFromInline
@@ -37,7 +34,7 @@ final class SectionedChangesSink<Row> {
       let oldCount = sections.count
       apply(event.operation)
       let changes = event.operation.changeset(oldCount: oldCount)
-      observer(
+      output.observer(
         ObservableArraySectionedEvent(
           sections: sections,
           changeset: ObservableArraySectionedChangeset(sections: changes)
@@ -49,17 +46,16 @@ final class SectionedChangesSink<Row> {
       let oldCount = sections[section].count
       event.operation.apply(to: &sections[section])
       let changes = event.operation.changeset(oldCount: oldCount)
-      observer(
+      output.observer(
         ObservableArraySectionedEvent(
           sections: sections,
           changeset: ObservableArraySectionedChangeset(rows: changes, inSection: section)
         )
       )
     case .registered:
-      if let registered {
-        self.registered = nil
-        registered()
-      }
+      callRegistered()
+    case .outerEnded:
+      end()  // disposes the inner observations too
     }
   }
 
@@ -76,17 +72,17 @@ final class SectionedChangesSink<Row> {
       }
     case .update(let arrays, let fromIndex):
       for (offset, array) in arrays.enumerated() {
-        unsubscribe(sectionIDs[fromIndex + offset])
+        inners.remove(sectionIDs[fromIndex + offset])
         let (id, rows) = subscribe(array)
         sectionIDs[fromIndex + offset] = id
         sections[fromIndex + offset] = rows
       }
     case .remove(let range):
-      for id in sectionIDs[range] { unsubscribe(id) }
+      for id in sectionIDs[range] { inners.remove(id) }
       sectionIDs.removeSubrange(range)
       sections.removeSubrange(range)
     case .reset(let arrays):
-      for id in sectionIDs { unsubscribe(id) }
+      for id in sectionIDs { inners.remove(id) }
       sectionIDs = []
       sections = []
       apply(.insert(elements: arrays, fromIndex: 0))
@@ -95,40 +91,64 @@ final class SectionedChangesSink<Row> {
     }
   }
 
+  /// Observes `array` after a snapshot of its rows: its events go into the inbox.
   @usableFromInline
   func subscribe(_ array: ObservableArray<Row>) -> (id: Int, rows: [Row]) {
     nextID += 1
     let id = nextID
-    let (rows, disposable) = array.observeAfterSnapshot { [weak self] event in
-      self?.input.next(.inner(id: id, event))
+    // The inner's observer holds the inbox (as every upstream's does), not the sink.
+    let serializer = output.inbox.serializer
+    let (rows, disposable) = array.observeAfterSnapshot { event in
+      serializer.next(.inner(id: id, event))
     }
-    let kept = inners.withLock { inners -> Bool in
-      guard inners != nil else { return false }
-      inners![id] = disposable
+    inners.add(disposable, id: id)
+    return (id, rows)
+  }
+}
+
+/// The observations of a ``SectionedChanges`` observation's inner arrays, by id: one of the
+/// observation's disposables (after the inbox's), so disposing the observation or its end lets
+/// them all go. An inner subscribed after that is disposed at once.
+/// - Note: thread-safe.
+@usableFromInline
+final class SectionedInnerObservations: DisposableType {
+  /// `nil` once disposed.
+  @usableFromInline let observations = LockedState<[Int: any DisposableType]?>([:])
+
+  @usableFromInline
+  init() {}
+
+  @usableFromInline
+  var isDisposed: Bool { observations.withLock { $0 == nil } }
+
+  @usableFromInline
+  func add(_ disposable: any DisposableType, id: Int) {
+    let kept = observations.withLock { observations -> Bool in
+      guard observations != nil else { return false }
+      observations![id] = disposable
       return true
     }
     if !kept { disposable.dispose() }
-    return (id, rows)
   }
 
   @usableFromInline
-  func unsubscribe(_ id: Int) {
-    let disposable = inners.withLock { inners in inners?.removeValue(forKey: id) }
+  func remove(_ id: Int) {
+    let disposable = observations.withLock { $0?.removeValue(forKey: id) }
     // Disposed outside the lock: disposal may purge at once, which releases user closures.
     disposable?.dispose()
   }
 
   @usableFromInline
-  func disposeInners() {
-    let disposables = inners.withLock { inners -> [any DisposableType] in
-      defer { inners = nil }
-      return inners.map { Array($0.values) } ?? []
+  func dispose() {
+    let disposables = observations.withLock { observations -> [any DisposableType] in
+      defer { observations = nil }
+      return observations.map { Array($0.values) } ?? []
     }
     for disposable in disposables { disposable.dispose() }
   }
 }
 
-/// What a ``SectionedChangesSink`` receives, serialized through its private producer.
+/// What a ``SectionedChangesSink`` receives through its inbox.
 @usableFromInline
 enum SectionedChangesInput<Row> {
   /// An event of the outer array (sections).
@@ -137,4 +157,6 @@ enum SectionedChangesInput<Row> {
   case inner(id: Int, ObservableArrayEvent<Row>)
   /// The outer array's registration is complete (after its replay).
   case registered
+  /// The outer array has ended (it was deallocated).
+  case outerEnded
 }

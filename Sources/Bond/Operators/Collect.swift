@@ -33,7 +33,7 @@ public struct Collect<Upstream: EventProducerType>: EventProducerType {
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    let observation = CollectObservation<Upstream.Event>(observer, count: count)
+    let observation = CollectSink<Upstream.Event>(observer, count: count)
     // Each closure captures only the observation: no context of its own to allocate.
     let upstreamDisposable = upstream.observe(
       with: EventObserver(
@@ -55,12 +55,15 @@ public struct Collect<Upstream: EventProducerType>: EventProducerType {
 /// it but the flag: the upstream's closures holding it make no cycle, and a disposable kept after
 /// dispose() or the end keeps no user closure alive.
 @usableFromInline
-final class CollectObservation<Element> {
+final class CollectSink<Element> {
   @usableFromInline let event: ([Element]) -> Void
   @usableFromInline let finished: (() -> Void)?
   /// The size of a full array; `nil`: one array at the end.
   @usableFromInline let count: Int?
+  /// Debug builds: stops if two threads run this sink at once.
+  @usableFromInline let serialAccess = SerialAccessCheck()
   /// The array being filled. One allocation per array: the capacity is reserved when it starts.
+  /// Touched only by the upstream's deliveries, one at a time: no runtime exclusivity check.
   @exclusivity(unchecked) @usableFromInline var buffer: [Element] = []
   /// Disposed by the user's `dispose()` (``CollectDisposable``); read once, at the end, after the
   /// last array was delivered: never on the per-event path.
@@ -76,20 +79,26 @@ final class CollectObservation<Element> {
   /// An upstream event.
   @inlinable
   func receive(_ value: Element) {
+    serialAccess.enter()
     if buffer.isEmpty { buffer.reserveCapacity(count ?? 0) }
     buffer.append(value)
     if let count, buffer.count == count {
       let full = buffer
       buffer = []
+      serialAccess.leave()
       event(full)
+      return
     }
+    serialAccess.leave()
   }
 
   /// The upstream ended: the last array, then the end unless the observer disposed meanwhile.
   @inlinable
   func upstreamEnded() {
+    serialAccess.enter()
     let last = buffer
     buffer = []
+    serialAccess.leave()
     if count == nil || !last.isEmpty { event(last) }
     // A dispose() by the user from inside that delivery (or before it, from another thread) is
     // not an end: the upstream has already marked its own observation ended, so only this flag
@@ -100,7 +109,7 @@ final class CollectObservation<Element> {
 }
 
 /// The disposable of one ``Collect`` observation: it records the user's dispose for the
-/// observation's end (``CollectObservation/userDisposed``), then disposes the upstream's
+/// observation's end (``CollectSink/userDisposed``), then disposes the upstream's
 /// observation. It reports `isDisposed` as the upstream's observation does (after the end too).
 /// - Note: thread-safe.
 @usableFromInline

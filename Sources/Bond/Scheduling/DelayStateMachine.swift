@@ -14,18 +14,34 @@
 struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
   @usableFromInline typealias Input = Event
 
+  /// Where the observer's `registered` stands.
+  @usableFromInline
+  enum Registration: Sendable {
+    /// The upstream's registration has not ended yet.
+    case open
+    /// Due right after the release of this many events.
+    case dueAfter(Int)
+    /// Called, or handed to the delivery.
+    case done
+  }
+
+  @usableFromInline
+  enum State: Sendable {
+    /// Events are received and released.
+    case running(Registration)
+    /// The upstream ended: the end is due after the last waiting event; nothing more is received.
+    case ending(Registration)
+    /// Disposed or ended: nothing more is decided.
+    case over
+  }
+
+  @usableFromInline var state = State.running(.open)
   /// Waiting events; `waiting[head...]` are still to be released.
   @usableFromInline var waiting: [Event] = []
   @usableFromInline var head = 0
   /// Events received so far, and released so far.
   @usableFromInline var received = 0
   @usableFromInline var released = 0
-  /// `registered` is due right after the release of this many events.
-  @usableFromInline var registeredAfter: Int?
-  @usableFromInline var registeredDone = false
-  /// The upstream ended: the end is due after the last waiting event.
-  @usableFromInline var endPending = false
-  @usableFromInline var isOver = false
   /// The generation of the last timer scheduled: one per event, so that each handle is found again.
   @usableFromInline var generation: UInt64 = 0
   /// The cancel handles of the timers that have not fired, by generation.
@@ -40,7 +56,7 @@ struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
   /// An upstream event: it waits; its timer (a new generation) is scheduled.
   @inlinable
   mutating func receive(_ input: Event) -> TimedReceiveAction<Event> {
-    guard !isOver, !endPending else { return TimedReceiveAction() }
+    guard case .running = state else { return TimedReceiveAction() }
     waiting.append(input)
     received += 1
     generation &+= 1
@@ -50,12 +66,14 @@ struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
   /// The upstream's registration ended: returns whether `registered` is due now.
   @inlinable
   mutating func registrationEnded() -> Bool {
-    guard !isOver, !registeredDone else { return false }
-    if released == received {
-      registeredDone = true
-      return true
+    let registration: Registration
+    switch state {
+    case .running(.open): registration = released == received ? .done : .dueAfter(received)
+    case .ending(.open): registration = .dueAfter(received)  // events wait, else it would be over
+    case .running, .ending, .over: return false
     }
-    registeredAfter = received
+    if case .ending = state { state = .ending(registration) } else { state = .running(registration) }
+    if case .done = registration { return true }
     return false
   }
 
@@ -63,7 +81,8 @@ struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
   /// a no-op on a spent timer) when that timer already fired or the observation is over.
   @inlinable
   mutating func timerScheduled(_ disposable: any DisposableType, generation: UInt64) -> (any DisposableType)? {
-    if isOver || firedUnstored.remove(generation) != nil { return disposable }
+    if case .over = state { return disposable }
+    if firedUnstored.remove(generation) != nil { return disposable }
     timers[generation] = disposable
     return nil
   }
@@ -72,9 +91,15 @@ struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
   /// follows it.
   @inlinable
   mutating func fire(generation: UInt64) -> TimedFireAction<Event> {
-    guard !isOver else { return TimedFireAction() }
+    let registration: Registration
+    let isEnding: Bool
+    switch state {
+    case .over: return TimedFireAction()
+    case .running(let current): (registration, isEnding) = (current, false)
+    case .ending(let current): (registration, isEnding) = (current, true)
+    }
     if timers.removeValue(forKey: generation) == nil { firedUnstored.insert(generation) }
-    guard head < waiting.count else { return TimedFireAction() }
+    guard head < waiting.count else { preconditionFailure("Internal inconsistency") }
     let event = waiting[head]
     head += 1
     released += 1
@@ -86,12 +111,13 @@ struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
       head = 0
     }
     var endsRegistration = false
-    if let after = registeredAfter, after == released, !registeredDone {
+    var next = registration
+    if case .dueAfter(let after) = registration, after == released {
       endsRegistration = true
-      registeredDone = true
+      next = .done
     }
-    let ends = endPending && released == received
-    if ends { isOver = true }
+    let ends = isEnding && released == received
+    state = ends ? .over : isEnding ? .ending(next) : .running(next)
     return TimedFireAction(deliver: (event, endsRegistration), ends: ends)
   }
 
@@ -99,12 +125,12 @@ struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
   /// event (``fire(generation:)``). Nothing is flushed early: each event keeps its delay.
   @inlinable
   mutating func ended() -> TimedEndAction<Event> {
-    guard !isOver, !endPending else { return TimedEndAction(endsNow: false) }
-    endPending = true
+    guard case .running(let registration) = state else { return TimedEndAction(endsNow: false) }
     if released == received {
-      isOver = true
+      state = .over
       return TimedEndAction(endsNow: true)
     }
+    state = .ending(registration)
     return TimedEndAction(endsNow: false)
   }
 
@@ -112,7 +138,7 @@ struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
   /// lock) and the waiting events, released outside the lock.
   @inlinable
   mutating func disposed() -> (timer: (any DisposableType)?, dropped: [Event]) {
-    isOver = true
+    state = .over
     let dropped = waiting
     waiting = []
     head = 0

@@ -1,5 +1,3 @@
-import Synchronization
-
 extension EventProducerType where Event: Sendable {
   /// Delivers every event on `queue`: in order, none lost, never two at once (also on a concurrent
   /// queue), the replayed events too.
@@ -71,60 +69,10 @@ public enum DeliveryOverflowPolicy: Sendable, Hashable {
   case dropNewest
   /// Never drop: a buffer holding `bufferLimit` events puts the producers that feed the stage under
   /// pressure (they are not writable) until it has delivered down to `bufferLimit / 2`. Async
-  /// senders (``EventProducer/send(_:)``, ``EventProducer/send(contentsOf:)``) wait meanwhile;
+  /// senders (``EventProducer/send(_:)``, ``EventProducer/send(contentsOf:)-(Sequence)``) wait meanwhile;
   /// `next` never waits, so the buffer can exceed its limit by what synchronous senders send under
   /// pressure. See <doc:FlowControlGuide>.
   case backpressure
-}
-
-/// Counts what the bounded stages it is given to (``EventProducerType/deliverOn(_:bufferLimit:whenFull:statistics:)``,
-/// `partition`, bounded `batches`) did: the events they dropped, the events waiting in them now,
-/// and how many times they came under pressure. Create one, pass it to the operators, read it at
-/// any time.
-///
-/// One object may be given to several operators or observed chains: it counts them all (each
-/// observation of a stage has its own buffer).
-/// - Note: thread-safe.
-public final class DeliveryStatistics: Sendable {
-  @usableFromInline let dropped = Atomic<Int>(0)
-  @usableFromInline let buffered = Atomic<Int>(0)
-  @usableFromInline let pressures = Atomic<Int>(0)
-
-  /// Creates counters at 0.
-  public init() {}
-
-  /// The number of events dropped so far because a buffer was full.
-  public var droppedCount: Int {
-    dropped.load(ordering: .relaxed)
-  }
-
-  /// The number of events waiting now in the buffers this object was given to (taken out when the
-  /// drain hands them to the observer, dropped, or let go by a dispose).
-  public var bufferedCount: Int {
-    buffered.load(ordering: .relaxed)
-  }
-
-  /// How many times one of those buffers came under pressure (`.backpressure`: it reached its
-  /// `bufferLimit` while not under pressure).
-  public var pressureCount: Int {
-    pressures.load(ordering: .relaxed)
-  }
-
-  @inlinable
-  func recordDrop() {
-    // relaxed: counters; they publish nothing else.
-    dropped.add(1, ordering: .relaxed)
-  }
-
-  @inlinable
-  func recordBuffered(_ change: Int) {
-    buffered.add(change, ordering: .relaxed)
-  }
-
-  @inlinable
-  func recordPressure() {
-    pressures.add(1, ordering: .relaxed)
-  }
 }
 
 /// The producer that ``EventProducerType/deliverOn(_:)`` returns: the upstream's events, delivered

@@ -26,52 +26,86 @@ extension ScheduledDelivery {
     return downstreamGate.wakeOnRelease { [self] in self.scheduleDrain() }
   }
 
+  /// Adds the events a drain delivered to `deliveredCount`: one relaxed add per drain, when it
+  /// stops (before it delivers the end, if it does).
+  @inlinable
+  func reportDelivered(_ count: Int) {
+    if count > 0 { statistics?.recordDelivered(count) }
+  }
+
+  /// Records the latency of `sample`, whose event the drain is about to hand over.
+  @usableFromInline
+  func recordLatency(_ sample: LatencySample) {
+    guard let statistics, let sampler else { return }
+    statistics.recordLatency(seconds: sampler.clock() - sample.start)
+  }
+
   @inlinable
   func drainBatches() {
     var batch = WorkQueue<Event>()
     var delivered = 0
+    // Every way out reports the events delivered (the end reports them before it is delivered).
+    defer { reportDelivered(delivered) }
+    let sampling = sampler != nil
     while true {
       if pausesForDownstream() { return }
-      let step = state.withLock { $0.nextBatch(&batch, mayContinue: delivered < Self.drainShare) }
+      var sample: LatencySample?
+      let step = state.withLock {
+        let step = $0.nextBatch(&batch, mayContinue: delivered < Self.drainShare)
+        if sampling { sample = $0.takeSample() }
+        return step
+      }
       // The observer and `registered` are called here, outside the lock: they are user code and
       // may send more events into this delivery (which queue behind this batch).
       switch step {
       case .exit(let exit):
+        reportDelivered(delivered)
+        delivered = 0
         return leave(exit)
       case .deliver(let observer, let registered):
         statistics?.recordBuffered(-batch.count)
         if maxArrayCount > 0 {
-          let count = batch.count
-          guard deliverArrays(&batch, registered: registered) else { return }
-          delivered += count
+          guard deliverArrays(&batch, registered: registered, sample: sample, delivered: &delivered) else { return }
           continue
         }
         var offset = 0
+        // Off: -1, never an offset.
+        let sampleOffset = sample?.offset ?? -1
         while let event = batch.pop() {
           if let registered, registered.offset == offset {
-            guard !isDisposed else { return }
+            guard !isDisposed else {
+              delivered += offset
+              return
+            }
             registered.callback.value()
           }
-          guard !isDisposed else { return }
+          guard !isDisposed else {
+            delivered += offset
+            return
+          }
+          if offset == sampleOffset, let sample { recordLatency(sample) }
           observer.value(event)
           offset += 1
         }
+        delivered += offset
         if let registered, registered.offset == offset {
           guard !isDisposed else { return }
           registered.callback.value()
         }
-        delivered += offset
       }
     }
   }
 
   /// Array mode: hands `batch` (one burst) to the array observer in arrays of at most
   /// ``maxArrayCount`` events, each allocated once at its exact size, and `registered` at its
-  /// offset. Returns `false` when the delivery stopped (disposed) meanwhile.
+  /// offset; adds the events it hands over to `delivered`, and times `sample` before the array
+  /// that holds it. Returns `false` when the delivery stopped (disposed) meanwhile.
   @usableFromInline
   func deliverArrays(
     _ batch: inout WorkQueue<Event>,
-    registered: (offset: Int, callback: Machine.Registered)?
+    registered: (offset: Int, callback: Machine.Registered)?,
+    sample: LatencySample?,
+    delivered: inout Int
   ) -> Bool {
     guard let observer = state.withLock({ $0.arrayObserver }) else { return false }
     var offset = 0
@@ -88,9 +122,11 @@ extension ScheduledDelivery {
       var array: [Event] = []
       array.reserveCapacity(limit)
       while array.count < limit, let event = batch.pop() { array.append(event) }
-      offset += array.count
       guard !isDisposed else { return false }
+      if let sample, sample.offset >= offset, sample.offset < offset + array.count { recordLatency(sample) }
+      offset += array.count
       observer.value(array)
+      delivered += array.count
     }
     return true
   }
@@ -98,17 +134,25 @@ extension ScheduledDelivery {
   @inlinable
   func drainOneByOne() {
     var delivered = 0
+    // Every way out reports the events delivered (the end reports them before it is delivered).
+    defer { reportDelivered(delivered) }
     // A `.backpressure` stage with nobody downstream to pause for takes up to 32 events per lock.
     var chunk = WorkQueue<Event>()
     let chunkLimit = downstreamGate == nil ? 32 : 1
+    let sampling = sampler != nil
     while true {
       if pausesForDownstream() { return }
+      var sample: LatencySample?
       let step = state.withLock {
-        $0.nextEvent(mayContinue: delivered < Self.drainShare, chunk: &chunk, chunkLimit: chunkLimit)
+        let step = $0.nextEvent(mayContinue: delivered < Self.drainShare, chunk: &chunk, chunkLimit: chunkLimit)
+        if sampling { sample = $0.takeSample() }
+        return step
       }
       // Called outside the lock (user code), see drainBatches().
       switch step {
       case .exit(let exit):
+        reportDelivered(delivered)
+        delivered = 0
         return leave(exit)
       case .registered(let callback):
         guard !isDisposed else { return }
@@ -118,16 +162,21 @@ extension ScheduledDelivery {
         // The release first: a sender waiting on it goes on while this event is delivered.
         if releases { upstreamGate?.release() }
         guard !isDisposed else { return }
+        if let sample { recordLatency(sample) }
         observer.value(event)
         delivered += 1
       case .deliverChunk(let observer, let releases):
         if releases { upstreamGate?.release() }
+        // A timed event in the chunk (at most 32 events) is timed as the drain starts on the chunk:
+        // no check per event.
+        if let sample { recordLatency(sample) }
         while let event = chunk.pop() {
           guard !isDisposed else {
             // Disposed meanwhile: the rest of the chunk is let go, and leaves `bufferedCount`.
             statistics?.recordBuffered(-(chunk.count + 1))
             return
           }
+          // An event in hand still counts as waiting until it is handed over.
           statistics?.recordBuffered(-1)
           observer.value(event)
           delivered += 1
@@ -136,8 +185,9 @@ extension ScheduledDelivery {
         statistics?.recordBuffered(-array.count)
         if releases { upstreamGate?.release() }
         guard !isDisposed else { return }
-        delivered += array.count
+        if let sample { recordLatency(sample) }
         observer.value(array)
+        delivered += array.count
       }
     }
   }

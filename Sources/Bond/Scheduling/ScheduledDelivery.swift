@@ -28,6 +28,8 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   /// Set by the first `dispose()`; checked by the drain before each delivery.
   @usableFromInline let disposedFlag = Atomic<Bool>(false)
   @usableFromInline let statistics: DeliveryStatistics?
+  /// Latency sampling (when `statistics` asks for it): picks the timed events and reads the clock.
+  @usableFromInline let sampler: LatencySampler?
   /// Whether a buffer limit applies (the drain then takes one event at a time).
   @usableFromInline let isBounded: Bool
   /// In array mode (``Batches``), the most events per array; 0 delivers events one by one.
@@ -54,6 +56,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   ) {
     self.scheduler = scheduler
     self.statistics = statistics
+    self.sampler = LatencySampler.make(for: statistics, on: scheduler)
     // A drain that may pause for its downstream takes one event at a time, so that it stops after
     // the event in hand, not after a whole burst.
     self.isBounded = bufferLimit != .max || downstreamGate != nil
@@ -88,6 +91,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   ) {
     self.scheduler = scheduler
     self.statistics = statistics
+    self.sampler = LatencySampler.make(for: statistics, on: scheduler)
     // Bounded, or watched by a downstream gate: one array (at most `maxCount`) per step.
     self.isBounded = bufferLimit != .max || observer.pressure != nil
     self.maxArrayCount = maxCount
@@ -113,7 +117,23 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   /// Queues `event` for delivery (from any thread): the upstream's observer.
   @inlinable
   func send(_ event: Event) {
+    // Latency sampling off (no sampler): a nil check.
+    if let sampler { return sendSampling(event, sampler: sampler) }
     let action = state.withLock { $0.eventReceived(event) }
+    if let statistics { countBuffered(action, in: statistics) }
+    perform(action, onScheduler: false)
+  }
+
+  /// ``send(_:)`` with latency sampling on: a picked event is timed from now. The clock is read
+  /// before the lock (a scheduler's `now` may be user code).
+  @inlinable
+  func sendSampling(_ event: Event, sampler: LatencySampler) {
+    let action: Machine.ReceiveAction
+    if let start = sampler.startIfSampled() {
+      action = state.withLock { $0.eventReceived(event, sampleStart: start) }
+    } else {
+      action = state.withLock { $0.eventReceived(event) }
+    }
     if let statistics { countBuffered(action, in: statistics) }
     perform(action, onScheduler: false)
   }

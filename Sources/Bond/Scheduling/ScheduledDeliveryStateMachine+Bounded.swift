@@ -50,6 +50,7 @@ extension ScheduledDeliveryStateMachine {
       var array: [Event] = []
       array.reserveCapacity(count)
       for _ in 0..<count { array.append(buffer.pop().unsafelyUnwrapped) }
+      took(count)
       if let after = registeredAfter { registeredAfter = after - count }
       return .deliverArray(arrayObserver, array, releases: releasesPressure())
     }
@@ -58,6 +59,7 @@ extension ScheduledDeliveryStateMachine {
       if underPressure { count = Swift.min(count, buffer.count - bufferLimit / 2 - 1) }
       if count > 1 {
         for _ in 0..<count { chunk.push(buffer.pop().unsafelyUnwrapped) }
+        took(count)
         inHand = count
         if let after = registeredAfter { registeredAfter = after - count }
         return .deliverChunk(observer, releases: releasesPressure())
@@ -65,6 +67,7 @@ extension ScheduledDeliveryStateMachine {
     }
     if let after = registeredAfter { registeredAfter = after - 1 }
     let event = buffer.pop().unsafelyUnwrapped
+    took(1)
     return .deliver(observer, event, releases: releasesPressure())
   }
 }

@@ -50,6 +50,12 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
   @usableFromInline let overflowPolicy: DeliveryOverflowPolicy
   /// Bounded array mode (``Batches`` with a buffer limit): the most events per array; else 0.
   @usableFromInline var maxArrayCount = 0
+  /// Latency sampling: the offset in `buffer` of the event being timed, or -1 (none).
+  @usableFromInline var sampleOffset = -1
+  /// When the event at `sampleOffset` was sent (on the stage's clock).
+  @usableFromInline var sampleStart = 0.0
+  /// The timed event the drain has just taken: its offset in what it took, and when it was sent.
+  @usableFromInline var takenSample: LatencySample?
 
   @inlinable
   init(
@@ -99,6 +105,7 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
       case .dropOldest:
         dropped = .some(buffer.pop())
         if let after = registeredAfter, after > 0 { registeredAfter = after - 1 }
+        if sampleOffset >= 0 { sampleOffset -= 1 }  // at 0, the timed event is dropped: -1
       case .backpressure:
         break  // never drops: the buffer goes past its limit by what `next` sends under pressure
       }
@@ -189,6 +196,7 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
     if !mayContinue { return .exit(.reschedule) }
     if batch.storage.isEmpty { swap(&batch, &spare) }
     swap(&batch, &buffer)
+    took(batch.count)
     guard let after = registeredAfter, let callback = registered else { return .deliver(observer, registered: nil) }
     registeredAfter = nil
     registered = nil
@@ -240,6 +248,8 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
       spare = WorkQueue()
       underPressure = false
       inHand = 0
+      sampleOffset = -1
+      takenSample = nil
     }
     return Released(
       upstream: upstream,

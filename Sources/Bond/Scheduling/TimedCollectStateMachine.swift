@@ -8,12 +8,20 @@ struct TimedCollectStateMachine<Element: Sendable>: FlushingTimedStateMachine {
   @usableFromInline typealias Input = Element
   @usableFromInline typealias Event = [Element]
 
+  @usableFromInline
+  enum State: Sendable {
+    /// No array is being filled.
+    case idle
+    /// An array is being filled; its timer's cancel handle, once stored.
+    case filling([Element], timer: (any DisposableType)?)
+    /// Disposed or ended: nothing more is decided.
+    case over
+  }
+
   @usableFromInline let count: Int
-  @usableFromInline var buffer: [Element] = []
+  @usableFromInline var state = State.idle
   /// The generation of the current array's timer.
   @usableFromInline var generation: UInt64 = 0
-  @usableFromInline var timer: (any DisposableType)?
-  @usableFromInline var isOver = false
 
   @inlinable
   init(count: Int) {
@@ -28,21 +36,31 @@ struct TimedCollectStateMachine<Element: Sendable>: FlushingTimedStateMachine {
   /// event), the timer to cancel (the array is full).
   @inlinable
   mutating func receive(_ input: Element) -> TimedReceiveAction<[Element]> {
-    guard !isOver else { return TimedReceiveAction() }
-    var schedule: UInt64?
-    if buffer.isEmpty {
-      buffer.reserveCapacity(count)
+    switch state {
+    case .over:
+      return TimedReceiveAction()
+    case .idle:
       generation &+= 1
-      schedule = generation
+      guard count > 1 else {
+        generation &+= 1  // that timer is never scheduled
+        return TimedReceiveAction(deliver: [input])
+      }
+      var buffer: [Element] = []
+      buffer.reserveCapacity(count)
+      buffer.append(input)
+      state = .filling(buffer, timer: nil)
+      return TimedReceiveAction(schedule: generation)
+    case .filling(var buffer, let timer):
+      state = .over  // drops the state's reference: the append below does not copy the array
+      buffer.append(input)
+      guard buffer.count >= count else {
+        state = .filling(buffer, timer: timer)
+        return TimedReceiveAction()
+      }
+      state = .idle
+      generation &+= 1  // the timer of this array, if already scheduled, is stale
+      return TimedReceiveAction(deliver: buffer, cancel: timer)
     }
-    buffer.append(input)
-    guard buffer.count >= count else { return TimedReceiveAction(schedule: schedule) }
-    let full = buffer
-    buffer = []
-    let cancel = timer
-    timer = nil
-    generation &+= 1  // the timer of this array, if already scheduled, is stale
-    return TimedReceiveAction(deliver: full, cancel: cancel)
   }
 
   /// The end of the registration passes through at once.
@@ -52,18 +70,17 @@ struct TimedCollectStateMachine<Element: Sendable>: FlushingTimedStateMachine {
   /// Stores the timer of `generation`; returns it when it must be cancelled (stale or over).
   @inlinable
   mutating func timerScheduled(_ handle: any DisposableType, generation: UInt64) -> (any DisposableType)? {
-    guard !isOver, generation == self.generation, !buffer.isEmpty else { return handle }
-    timer = handle
+    guard generation == self.generation, case .filling(let buffer, let timer) = state else { return handle }
+    guard timer == nil else { preconditionFailure("Internal inconsistency") }
+    state = .filling(buffer, timer: handle)
     return nil
   }
 
   /// The timer of `generation` fired: the array to deliver, if it is still the current one.
   @inlinable
   mutating func fire(generation: UInt64) -> TimedFireAction<[Element]> {
-    guard !isOver, generation == self.generation, !buffer.isEmpty else { return TimedFireAction() }
-    let partial = buffer
-    buffer = []
-    timer = nil
+    guard generation == self.generation, case .filling(let partial, _) = state else { return TimedFireAction() }
+    state = .idle
     self.generation &+= 1
     return TimedFireAction(deliver: (partial, false))
   }
@@ -72,10 +89,8 @@ struct TimedCollectStateMachine<Element: Sendable>: FlushingTimedStateMachine {
   /// timer to cancel and the partial array, if any; nothing is decided afterwards.
   @inlinable
   mutating func disposed() -> (timer: (any DisposableType)?, dropped: [Element]?) {
-    isOver = true
-    let result = (timer, buffer.isEmpty ? nil : buffer)
-    timer = nil
-    buffer = []
-    return result
+    defer { state = .over }
+    guard case .filling(let buffer, let timer) = state else { return (nil, nil) }
+    return (timer, buffer)
   }
 }

@@ -57,24 +57,48 @@ extension EventProducer where Event: Sendable {
   /// `CancellationError` (``DeliveryWaiter``); `work` stays queued if it was.
   @usableFromInline
   func submitAwaitingContended(_ work: Work) async throws {
+    let isEvent: Bool
+    if case .event = work { isEvent = true } else { isEvent = false }
+    try await submitAwaitingContended(count: 1, onlyEvents: isEvent) { queue, sender in
+      queue.push(SentWork(work, sender: sender))
+    }
+  }
+
+  /// ``submitAwaitingContended(_:)`` for a burst of events: queued together, in order, in one
+  /// lock, with one `.resume` behind the last.
+  @usableFromInline
+  func submitAwaitingContended(burst events: some Collection<Event>) async throws {
+    try await submitAwaitingContended(count: events.count, onlyEvents: true) { queue, sender in
+      for event in events { queue.push(SentWork(.event(event), sender: sender)) }
+    }
+  }
+
+  /// Pushes `count` work items (`push`, under the pending lock) and a `.resume` of this task behind
+  /// them, then suspends until the holder of the delivery rights has performed them.
+  @usableFromInline
+  func submitAwaitingContended(
+    count: Int,
+    onlyEvents: Bool,
+    push: (inout WorkQueue<SentWork<Work>>, UInt) -> Void
+  ) async throws {
     let waiter = DeliveryWaiter()
     try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-        // Cancelled before suspending: an event is not sent; the end, already requested (its flag
+        // Cancelled before suspending: events are not sent; the end, already requested (its flag
         // is set), is queued all the same, with nobody to resume.
         let suspended = waiter.suspend(continuation)
-        if !suspended, case .event = work { return }
-        let count = suspended ? 2 : 1
+        if !suspended, onlyEvents { return }
+        let total = suspended ? count + 1 : count
         let sender = currentThreadID()
         pending.withLock { pending in
-          pending.queue.push(SentWork(work, sender: sender))
+          push(&pending.queue, sender)
           if suspended { pending.queue.push(SentWork(.resume(waiter), sender: sender)) }
         }
         // Pushed before they are counted, as every submission (see the drain's notes).
-        if wip.wrappingAdd(count, ordering: .acquiringAndReleasing).oldValue == 0 {
+        if wip.wrappingAdd(total, ordering: .acquiringAndReleasing).oldValue == 0 {
           // The holder left meanwhile: this task drains, and resumes itself on the way.
           tookRights()
-          drainQueued(missed: count, budget: drainHandOffLimit)
+          drainQueued(missed: total, budget: drainHandOffLimit)
         }
       }
     } onCancel: {

@@ -37,9 +37,24 @@ struct Inbox<Input> {
   }
 
   /// Registers `receive` (the sink's) as the inbox's single observer, first of the disposables.
+  ///
+  /// Debug builds wrap it in a ``SerialAccessCheck``: the sink's `@exclusivity(unchecked)` state
+  /// relies on `receive` never running on two threads at once, nor reentering; a delivery that
+  /// breaks that rule stops with a message. Release builds register `receive` itself.
   @inlinable
   func open(_ receive: @escaping (Input) -> Void) {
+    #if DEBUG
+    let serialAccess = SerialAccessCheck()
+    disposables.add(
+      serializer.observe { input in
+        serialAccess.enter()
+        defer { serialAccess.leave() }
+        receive(input)
+      }
+    )
+    #else
     disposables.add(serializer.observe(receive))
+    #endif
   }
 
   /// A closure that sends `input` into the inbox (holding it), or `nil` when `input` is `nil`: what

@@ -32,3 +32,14 @@ func waitUntil(_ condition: () -> Bool) -> Bool {
   }
   return true
 }
+
+/// ``waitUntil(_:)`` for async tests: polls with `Task.sleep`, so it never blocks a thread of the
+/// cooperative pool that the tasks it waits for may need (2 threads on a 2-core machine).
+func waitUntilAsync(_ condition: () -> Bool) async -> Bool {
+  let deadline = Date().addingTimeInterval(10)
+  while !condition() {
+    if Date() > deadline { return false }
+    try? await Task.sleep(for: .microseconds(500))
+  }
+  return true
+}

@@ -1,6 +1,4 @@
-import Bond
 import Metrics
-import Synchronization
 
 /// The server's own series (swift-metrics; the Prometheus backend renders them on `/metrics`).
 /// The connections add their counts once per read, not once per line.
@@ -22,35 +20,4 @@ public struct IngestMetrics: Sendable {
 
   /// The series, registered with the bootstrapped metrics system.
   public init() {}
-}
-
-/// Exports a `DeliveryStatistics` as `ingest_stage_*` series with a `stage` label; `update()` before
-/// each scrape (counters advance by what changed since the previous update).
-public final class StageStatisticsExporter: Sendable {
-  let statistics: DeliveryStatistics
-  let pressure: Counter
-  let dropped: Counter
-  let buffered: Gauge
-  let last = Mutex<(pressure: Int, dropped: Int)>((0, 0))
-
-  /// An exporter of `statistics` labelled `stage`.
-  public init(stage: String, statistics: DeliveryStatistics) {
-    self.statistics = statistics
-    let dimensions = [("stage", stage)]
-    pressure = Counter(label: "ingest_stage_pressure_total", dimensions: dimensions)
-    dropped = Counter(label: "ingest_stage_dropped_total", dimensions: dimensions)
-    buffered = Gauge(label: "ingest_stage_buffered", dimensions: dimensions)
-  }
-
-  /// Reads the statistics into the series.
-  public func update() {
-    let (pressureNow, droppedNow) = (statistics.pressureCount, statistics.droppedCount)
-    let (pressureDelta, droppedDelta) = last.withLock { last in
-      defer { last = (max(last.pressure, pressureNow), max(last.dropped, droppedNow)) }
-      return (max(0, pressureNow - last.pressure), max(0, droppedNow - last.dropped))
-    }
-    if pressureDelta > 0 { pressure.increment(by: Int64(pressureDelta)) }
-    if droppedDelta > 0 { dropped.increment(by: Int64(droppedDelta)) }
-    buffered.record(statistics.bufferedCount)
-  }
 }

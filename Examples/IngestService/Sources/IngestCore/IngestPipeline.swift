@@ -15,10 +15,13 @@ import Synchronization
 public final class IngestPipeline: Sendable {
   /// The producer the connections send their readings to (with `next`, from the event loops).
   public let input = EventProducer<Reading>()
-  /// The lanes' buffers: events waiting, times under pressure.
-  public let laneStatistics = DeliveryStatistics()
-  /// The batches stage's buffer.
-  public let batchStatistics = DeliveryStatistics()
+  /// The lanes' buffers: events delivered and waiting, times under pressure, and the latency from
+  /// `next` to a lane's delivery, sampled one event in 1,024.
+  public let laneStatistics = DeliveryStatistics(latencySampleEvery: 1024)
+  /// The batches stage's buffer (the same, in lines; latency sampled one line in 1,024).
+  public let batchStatistics = DeliveryStatistics(latencySampleEvery: 1024)
+  /// The writer stage: batches waiting for the store.
+  public let writerStatistics = DeliveryStatistics()
   let partition: Partition<Reading>
   let subscription: any DisposableType
   let completion = Completion()
@@ -48,7 +51,7 @@ public final class IngestPipeline: Sendable {
         whenFull: .backpressure,
         statistics: batchStatistics
       )
-      .map(maxConcurrent: 1, bufferLimit: 2) { batch in await writer.write(batch) }
+      .map(maxConcurrent: 1, bufferLimit: 2, statistics: writerStatistics) { batch in await writer.write(batch) }
       .observe { count in
         linesWritten.add(count)
       } finished: {

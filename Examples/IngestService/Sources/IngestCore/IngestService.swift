@@ -1,4 +1,5 @@
 import Bond
+import BondMetrics
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -46,9 +47,12 @@ public struct IngestService: Service {
     let writability = pipeline.input.writability.observe { writable in
       connections.writabilityChanged(writable)
     }
+    // BondMetrics: bond_stage_{delivered,dropped,pressure}_total, bond_stage_buffered and
+    // bond_stage_latency_seconds, labelled `stage`, updated before each scrape.
     let stages = [
-      StageStatisticsExporter(stage: "lanes", statistics: pipeline.laneStatistics),
-      StageStatisticsExporter(stage: "batches", statistics: pipeline.batchStatistics),
+      StageMetrics(stage: "lanes", statistics: pipeline.laneStatistics),
+      StageMetrics(stage: "batches", statistics: pipeline.batchStatistics),
+      StageMetrics(stage: "writer", statistics: pipeline.writerStatistics),
     ]
 
     let lineServer = try await ServerBootstrap(group: group)
@@ -119,12 +123,12 @@ public struct IngestService: Service {
     _ uri: String,
     store: any TotalsStore,
     registry: PrometheusCollectorRegistry,
-    stages: [StageStatisticsExporter]
+    stages: [StageMetrics]
   ) async -> HTTPHandler.Response {
     guard method == .GET else { return (.methodNotAllowed, "text/plain", "GET only\n") }
     switch uri {
     case "/metrics":
-      for stage in stages { stage.update() }
+      StageMetrics.update(stages)
       return (.ok, "text/plain; version=0.0.4", registry.emitToString())
     case "/totals":
       do {

@@ -13,11 +13,16 @@ extension EventProducerType where Event: Sendable {
   /// thread (add `deliverOn` to choose a queue); the end after the last result. `dispose()`
   /// cancels the running transforms. The stage runs at most `maxConcurrent` worker tasks, not a
   /// task per event. See <doc:ConcurrentMapGuide>.
+  ///
+  /// `statistics` (if given) counts the stage's events waiting for a worker (`bufferedCount`), its
+  /// results delivered (`deliveredCount`) and the times it came under pressure (`pressureCount`);
+  /// it never drops, and takes no latency sample.
   /// - Precondition: `maxConcurrent` and `bufferLimit` are at least 1.
   @inlinable
   public func map<T: Sendable>(
     maxConcurrent: Int,
     bufferLimit: Int = 1024,
+    statistics: DeliveryStatistics? = nil,
     _ transform: @escaping @Sendable (Event) async -> T
   ) -> ConcurrentMap<Self, T> {
     ConcurrentMap(
@@ -25,18 +30,20 @@ extension EventProducerType where Event: Sendable {
       call: "map(maxConcurrent:bufferLimit:_:)",
       maxConcurrent: maxConcurrent,
       bufferLimit: bufferLimit,
+      statistics: statistics,
       ordered: true,
       transform: transform
     )
   }
 
-  /// ``map(maxConcurrent:bufferLimit:_:)`` that delivers each result as soon as it is ready, in
+  /// ``map(maxConcurrent:bufferLimit:statistics:_:)`` that delivers each result as soon as it is ready, in
   /// the order they complete.
   /// - Precondition: `maxConcurrent` and `bufferLimit` are at least 1.
   @inlinable
   public func mapUnordered<T: Sendable>(
     maxConcurrent: Int,
     bufferLimit: Int = 1024,
+    statistics: DeliveryStatistics? = nil,
     _ transform: @escaping @Sendable (Event) async -> T
   ) -> ConcurrentMap<Self, T> {
     ConcurrentMap(
@@ -44,12 +51,13 @@ extension EventProducerType where Event: Sendable {
       call: "mapUnordered(maxConcurrent:bufferLimit:_:)",
       maxConcurrent: maxConcurrent,
       bufferLimit: bufferLimit,
+      statistics: statistics,
       ordered: false,
       transform: transform
     )
   }
 
-  /// ``map(maxConcurrent:bufferLimit:_:)`` with a transform that throws: its error becomes that
+  /// ``map(maxConcurrent:bufferLimit:statistics:_:)`` with a transform that throws: its error becomes that
   /// event's result (`.failure`), in its place in the order; the stream goes on.
   ///
   /// ```swift
@@ -60,6 +68,7 @@ extension EventProducerType where Event: Sendable {
   public func tryMap<T: Sendable>(
     maxConcurrent: Int,
     bufferLimit: Int = 1024,
+    statistics: DeliveryStatistics? = nil,
     _ transform: @escaping @Sendable (Event) async throws -> T
   ) -> ConcurrentMap<Self, Result<T, any Error>> {
     ConcurrentMap(
@@ -67,6 +76,7 @@ extension EventProducerType where Event: Sendable {
       call: "tryMap(maxConcurrent:bufferLimit:_:)",
       maxConcurrent: maxConcurrent,
       bufferLimit: bufferLimit,
+      statistics: statistics,
       ordered: true,
       transform: { event in
         do { return .success(try await transform(event)) } catch { return .failure(error) }
@@ -75,9 +85,9 @@ extension EventProducerType where Event: Sendable {
   }
 }
 
-/// The producer that ``EventProducerType/map(maxConcurrent:bufferLimit:_:)``,
-/// ``EventProducerType/mapUnordered(maxConcurrent:bufferLimit:_:)`` and
-/// ``EventProducerType/tryMap(maxConcurrent:bufferLimit:_:)`` return: a stage of asynchronous
+/// The producer that ``EventProducerType/map(maxConcurrent:bufferLimit:statistics:_:)``,
+/// ``EventProducerType/mapUnordered(maxConcurrent:bufferLimit:statistics:_:)`` and
+/// ``EventProducerType/tryMap(maxConcurrent:bufferLimit:statistics:_:)`` return: a stage of asynchronous
 /// work, at most `maxConcurrent` transforms at once. A light value; each observation has its own
 /// buffer and workers.
 /// - Note: thread-safe; observers are called on a worker task's thread, one result at a time.
@@ -89,6 +99,7 @@ where Upstream.Event: Sendable {
   @usableFromInline let maxConcurrent: Int
   @usableFromInline let bufferLimit: Int
   @usableFromInline let ordered: Bool
+  @usableFromInline let statistics: DeliveryStatistics?
   @usableFromInline let transform: @Sendable (Upstream.Event) async -> Output
 
   @inlinable
@@ -97,6 +108,7 @@ where Upstream.Event: Sendable {
     call: StaticString,
     maxConcurrent: Int,
     bufferLimit: Int,
+    statistics: DeliveryStatistics?,
     ordered: Bool,
     transform: @escaping @Sendable (Upstream.Event) async -> Output
   ) {
@@ -106,6 +118,7 @@ where Upstream.Event: Sendable {
     self.maxConcurrent = maxConcurrent
     self.bufferLimit = bufferLimit
     self.ordered = ordered
+    self.statistics = statistics
     self.transform = transform
   }
 
@@ -122,6 +135,7 @@ where Upstream.Event: Sendable {
       maxConcurrent: maxConcurrent,
       bufferLimit: bufferLimit,
       ordered: ordered,
+      statistics: statistics,
       observer: observer,
       transform: transform
     )

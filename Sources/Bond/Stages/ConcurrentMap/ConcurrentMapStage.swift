@@ -30,16 +30,20 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   /// Set by the first `dispose()` or by the end; checked before each delivery.
   @usableFromInline let stopped = Atomic<Bool>(false)
   @usableFromInline let upstream = LockedState<(any DisposableType)?>(nil)
+  /// Counts the waiting events, the results delivered and the pressures (when given).
+  @usableFromInline let statistics: DeliveryStatistics?
 
   @inlinable
   init(
     maxConcurrent: Int,
     bufferLimit: Int,
     ordered: Bool,
+    statistics: DeliveryStatistics? = nil,
     observer: EventObserver<Output>,
     transform: @escaping @Sendable (Input) async -> Output
   ) {
     state = LockedState(Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: ordered))
+    self.statistics = statistics
     self.transform = transform
     self.observer = observer
   }
@@ -65,7 +69,13 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
 
   @inlinable
   func received(_ input: Input) {
-    let actions = state.withLock { $0.eventReceived(input) }
+    guard let statistics else { return perform(state.withLock { $0.eventReceived(input) }) }
+    // Whether the event was taken in (not ignored: disposed, ended), read in the same lock.
+    let (actions, queued) = state.withLock { machine -> (Machine.Actions, Bool) in
+      let before = machine.received
+      return (machine.eventReceived(input), machine.received != before)
+    }
+    if queued { statistics.recordBuffered(1) }
     perform(actions)
   }
 
@@ -73,7 +83,12 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   @inlinable
   func perform(_ actions: Machine.Actions) {
     if let raise = actions.pressure {
-      if raise { gate.raise() } else { gate.release() }
+      if raise {
+        statistics?.recordPressure()
+        gate.raise()
+      } else {
+        gate.release()
+      }
     }
     for worker in actions.start { start(worker) }
   }
@@ -111,6 +126,7 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
       case .pause:
         return pauseForDownstream()
       case .event(let sequence, let input):
+        statistics?.recordBuffered(-1)  // taken by this worker: no longer waiting
         let output = await transform(input)
         var delivery = state.withLock {
           $0.finished(
@@ -121,14 +137,20 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
             releases: &releases
           )
         }
+        // Results this worker delivered in this run, added to `deliveredCount` once, at its end.
+        var handed = 0
         while true {
           switch delivery {
           case .deliver(let output):
             // acquiring: pairs with dispose()'s exchange; no delivery starts after it returned.
-            if !stopped.load(ordering: .acquiring) { observer.event(output) }
+            if !stopped.load(ordering: .acquiring) {
+              observer.event(output)
+              handed += 1
+            }
           case .registered:
             if !stopped.load(ordering: .acquiring) { observer.registered?() }
           case .done(let actions, let next):
+            if handed > 0 { statistics?.recordDelivered(handed) }
             perform(actions)
             step = next
           }
@@ -187,7 +209,13 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   func dispose() {
     // acquiringAndReleasing: one winner; a deliverer that acquires `true` delivers nothing more.
     guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    let (tasks, releases) = state.withLock { $0.disposed() }
+    let (tasks, releases, waiting) = state.withLock { machine in
+      let waiting = machine.waiting.count
+      let (tasks, releases) = machine.disposed()
+      return (tasks, releases, waiting)
+    }
+    // The waiting events are let go: they leave `bufferedCount`.
+    if waiting > 0 { statistics?.recordBuffered(-waiting) }
     if releases { gate.release() }
     for task in tasks { task.cancel() }
     let observation = upstream.withLock { slot -> (any DisposableType)? in

@@ -1,0 +1,162 @@
+/// The decisions of one ``BatchedValues`` buffer: the events waiting, the consumer waiting for
+/// them, the pressure. A pure value, kept in ``BatchedValuesBuffer``'s lock; the continuations it
+/// hands back are resumed, the gate raised or released, and dropped events released, after it.
+@usableFromInline
+struct BatchedValuesStateMachine<Event> {
+  @usableFromInline
+  enum State {
+    /// Observing; the consumer's continuation while it waits for an event.
+    case active(waiting: UnsafeContinuation<Void, Never>?)
+    /// The producer ended: the events left are returned, then `nil`.
+    case finished
+    /// The consumer is gone (cancelled, or the sequence released): nothing more is kept.
+    case terminated
+  }
+
+  /// What the caller does after an input, outside the lock.
+  @usableFromInline
+  struct Effects {
+    /// Resume the waiting consumer.
+    @usableFromInline var resume: UnsafeContinuation<Void, Never>?
+    /// Raise (`true`) or release (`false`) the gate.
+    @usableFromInline var pressure: Bool?
+    /// Events dropped or let go, released outside the lock.
+    @usableFromInline var dropped: [Event] = []
+
+    @inlinable
+    init(resume: UnsafeContinuation<Void, Never>? = nil, pressure: Bool? = nil) {
+      (self.resume, self.pressure) = (resume, pressure)
+    }
+  }
+
+  /// What the consumer's `next()` does.
+  @usableFromInline
+  enum Take {
+    /// Return these events; release the gate first when `release`.
+    case events([Event], release: Bool)
+    /// Return `nil`.
+    case end
+    /// Wait for an event (``suspend(_:)``).
+    case wait
+  }
+
+  @usableFromInline var state = State.active(waiting: nil)
+  /// `events[head...]` are waiting.
+  @usableFromInline var events: [Event] = []
+  @usableFromInline var head = 0
+  @usableFromInline var isPressured = false
+  @usableFromInline let maxCount: Int
+  @usableFromInline let bufferLimit: Int
+  @usableFromInline let policy: DeliveryOverflowPolicy
+
+  @inlinable
+  init(maxCount: Int, bufferLimit: Int, policy: DeliveryOverflowPolicy) {
+    (self.maxCount, self.bufferLimit, self.policy) = (maxCount, bufferLimit, policy)
+  }
+
+  /// The events waiting.
+  @inlinable
+  var count: Int { events.count - head }
+
+  /// An event of the producer.
+  @inlinable
+  mutating func received(_ event: Event) -> Effects {
+    guard case .active(let waiting) = state else { return Effects() }
+    var effects = Effects()
+    if count >= bufferLimit {
+      switch policy {
+      case .dropNewest:
+        return effects  // the event is released by the caller, after the lock
+      case .dropOldest:
+        effects.dropped = [events[head]]
+        head += 1
+      case .backpressure:
+        break  // never drops; under pressure already (below)
+      }
+    }
+    events.append(event)
+    if policy == .backpressure, !isPressured, count >= bufferLimit {
+      isPressured = true
+      effects.pressure = true
+    }
+    if let waiting {
+      state = .active(waiting: nil)
+      effects.resume = waiting
+    }
+    return effects
+  }
+
+  /// The consumer asks for events.
+  @inlinable
+  mutating func take() -> Take {
+    if count > 0 {  // none after the end of the consumer: it let them go
+      let taken: [Event]
+      if head == 0 && events.count <= maxCount {
+        taken = events  // the whole buffer, without a copy
+        events = []
+      } else {
+        let end = head + Swift.min(count, maxCount)
+        taken = Array(events[head..<end])
+        head = end
+        if head == events.count {
+          events.removeAll(keepingCapacity: true)
+          head = 0
+        } else if head * 2 >= events.count {
+          events.removeFirst(head)
+          head = 0
+        }
+      }
+      var release = false
+      if isPressured, count <= bufferLimit / 2 {
+        isPressured = false
+        release = true
+      }
+      return .events(taken, release: release)
+    }
+    switch state {
+    case .active(let waiting):
+      guard waiting == nil else {
+        preconditionFailure("batchedValues(maxCount:bufferLimit:whenFull:): two tasks iterate one sequence at once")
+      }
+      return .wait
+    case .finished, .terminated:
+      return .end
+    }
+  }
+
+  /// The consumer waits: keeps `continuation` and returns `false`, or returns `true` (resume it at
+  /// once) when an event or the end came meanwhile.
+  @inlinable
+  mutating func suspend(_ continuation: UnsafeContinuation<Void, Never>) -> Bool {
+    guard count == 0, case .active(nil) = state else { return true }
+    state = .active(waiting: continuation)
+    return false
+  }
+
+  /// The producer ended: the consumer takes what is left, then `nil`.
+  @inlinable
+  mutating func finished() -> Effects {
+    guard case .active(let waiting) = state else { return Effects() }
+    state = .finished
+    return Effects(resume: waiting, pressure: releasePressure())
+  }
+
+  /// The consumer is gone: everything is let go.
+  @inlinable
+  mutating func terminated() -> Effects {
+    var effects = Effects(pressure: releasePressure())
+    if case .active(let waiting) = state { effects.resume = waiting }
+    state = .terminated
+    effects.dropped = events
+    events = []
+    head = 0
+    return effects
+  }
+
+  @inlinable
+  mutating func releasePressure() -> Bool? {
+    guard isPressured else { return nil }
+    isPressured = false
+    return false
+  }
+}

@@ -1,0 +1,206 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+import Synchronization
+
+/// The thread and queue of a ``DedicatedThreadScheduler``, shared by the scheduler and its thread
+/// (which holds it, not the scheduler: releasing the scheduler stops the thread).
+///
+/// Senders push under the mutex and raise `hasWork`; the thread polls `hasWork` without the lock
+/// and swaps the whole queue out in one lock when it is set. When the strategy parks, the thread
+/// sets `parked` and waits on the condition under the same mutex after checking the queue, and a
+/// sender that finds `parked` set signals it: no wake-up is lost. Timers live in a heap only the
+/// thread touches. Actions and timers run outside the lock.
+/// - Note: thread-safe.
+final class DedicatedThreadCore: @unchecked Sendable {
+  // @unchecked: `queue`, `parked` and `stopping` are touched only under `mutex`; `timers` and
+  // `sequence` only by the scheduler's thread.
+
+  /// What a sender hands to the thread.
+  enum Job {
+    case now(@Sendable () -> Void)
+    case timer(deadline: Double, CancellableAction)
+  }
+
+  let strategy: DedicatedThreadScheduler.WaitStrategy
+  let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+  let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+  /// Set (under the mutex) when the queue holds work; polled by the thread without the lock.
+  let hasWork = Atomic<Bool>(false)
+  var queue = WorkQueue<Job>()
+  var parked = false
+  var stopping = false
+  /// The thread's timers, a min-heap by (deadline, sequence): equal deadlines run in order.
+  var timers: [(deadline: Double, sequence: UInt64, action: CancellableAction)] = []
+  var sequence: UInt64 = 0
+
+  init(strategy: DedicatedThreadScheduler.WaitStrategy) {
+    self.strategy = strategy
+    mutex.initialize(to: pthread_mutex_t())
+    condition.initialize(to: pthread_cond_t())
+    var attributes = pthread_condattr_t()
+    pthread_condattr_init(&attributes)
+    pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)  // timed waits on the timers' clock
+    let results = (pthread_mutex_init(mutex, nil), pthread_cond_init(condition, &attributes))
+    pthread_condattr_destroy(&attributes)
+    precondition(results == (0, 0), "DedicatedThreadScheduler: pthread init failed: \(results)")
+  }
+
+  deinit {
+    pthread_cond_destroy(condition)
+    pthread_mutex_destroy(mutex)
+    condition.deallocate()
+    mutex.deallocate()
+  }
+
+  /// The monotonic clock in seconds.
+  static func clock() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+  }
+
+  /// Starts the thread, which holds this core until it stops.
+  func start() {
+    let context = Unmanaged.passRetained(self).toOpaque()
+    var thread = pthread_t()
+    let result = pthread_create(
+      &thread,
+      nil,
+      { context in
+        let core = Unmanaged<DedicatedThreadCore>.fromOpaque(context!).takeRetainedValue()
+        core.run()
+        return nil
+      },
+      context
+    )
+    precondition(result == 0, "DedicatedThreadScheduler: pthread_create failed: \(result)")
+    pthread_detach(thread)
+  }
+
+  /// Queues `job` and wakes the thread if it is parked.
+  func submit(_ job: Job) {
+    pthread_mutex_lock(mutex)
+    queue.push(job)
+    // releasing: the thread that sees it (acquiring) sees the push. Set under the mutex, so it
+    // never clears a later push's flag.
+    hasWork.store(true, ordering: .releasing)
+    let wake = parked
+    pthread_mutex_unlock(mutex)
+    if wake { pthread_cond_signal(condition) }
+  }
+
+  /// The scheduler was released: the thread runs what is queued, then exits.
+  func stop() {
+    pthread_mutex_lock(mutex)
+    stopping = true
+    hasWork.store(true, ordering: .releasing)
+    let wake = parked
+    pthread_mutex_unlock(mutex)
+    if wake { pthread_cond_signal(condition) }
+  }
+
+  /// The thread's loop: take the queue, run it, run the timers due; wait by the strategy.
+  func run() {
+    var batch = WorkQueue<Job>()
+    var idlePolls = 0
+    while true {
+      // acquiring: pairs with the releasing store of `submit`.
+      if hasWork.load(ordering: .acquiring) {
+        pthread_mutex_lock(mutex)
+        swap(&queue, &batch)
+        hasWork.store(false, ordering: .relaxed)  // under the mutex: a later push sets it again
+        let stops = stopping
+        pthread_mutex_unlock(mutex)
+        while let job = batch.pop() {
+          switch job {
+          case .now(let action): action()
+          case .timer(let deadline, let action): addTimer(deadline, action)
+          }
+        }
+        if stops { return }  // timers not yet due are dropped with this core
+        idlePolls = 0
+      }
+      if !timers.isEmpty, runDueTimers() { idlePolls = 0 }
+      idlePolls += 1
+      switch strategy {
+      case .busySpin:
+        continue
+      case .yield:
+        sched_yield()
+      case .spinThenPark(let spins):
+        if idlePolls > spins {
+          park()
+          idlePolls = 0
+        }
+      }
+    }
+  }
+
+  /// Sleeps until a job is queued or the next timer is due.
+  func park() {
+    let deadline = timers.first?.deadline
+    pthread_mutex_lock(mutex)
+    if !hasWork.load(ordering: .relaxed) {  // under the mutex: no push can be missed
+      parked = true
+      if let deadline {
+        var time = timespec()
+        time.tv_sec = Int(deadline.rounded(.down))
+        time.tv_nsec = Int((deadline - deadline.rounded(.down)) * 1e9)
+        pthread_cond_timedwait(condition, mutex, &time)
+      } else {
+        pthread_cond_wait(condition, mutex)
+      }
+      parked = false
+    }
+    pthread_mutex_unlock(mutex)
+  }
+
+  /// Runs the timers that are due (outside the lock: they are user code); returns whether any ran.
+  func runDueTimers() -> Bool {
+    let now = Self.clock()
+    var ran = false
+    while let first = timers.first, first.deadline <= now {
+      popTimer().run()
+      ran = true
+    }
+    return ran
+  }
+
+  func addTimer(_ deadline: Double, _ action: CancellableAction) {
+    sequence &+= 1
+    timers.append((deadline, sequence, action))
+    var child = timers.count - 1
+    while child > 0 {
+      let parent = (child - 1) / 2
+      guard precedes(child, parent) else { break }
+      timers.swapAt(child, parent)
+      child = parent
+    }
+  }
+
+  func popTimer() -> CancellableAction {
+    let first = timers[0].action
+    let last = timers.removeLast()
+    guard !timers.isEmpty else { return first }
+    timers[0] = last
+    var parent = 0
+    while true {
+      let left = 2 * parent + 1
+      let right = left + 1
+      var smallest = parent
+      if left < timers.count, precedes(left, smallest) { smallest = left }
+      if right < timers.count, precedes(right, smallest) { smallest = right }
+      if smallest == parent { break }
+      timers.swapAt(parent, smallest)
+      parent = smallest
+    }
+    return first
+  }
+
+  func precedes(_ a: Int, _ b: Int) -> Bool {
+    (timers[a].deadline, timers[a].sequence) < (timers[b].deadline, timers[b].sequence)
+  }
+}

@@ -1,0 +1,64 @@
+import Synchronization
+
+extension EventProducer where Event: Sendable {
+  /// Sends each array of `chunks` as one burst, pulling the next array only after the current one
+  /// has been delivered to every observer, then finishes this producer at the sequence's end and
+  /// returns once the end is delivered: one `await` per array, not per event. Cancellation or an
+  /// error stops it without finishing (the error is thrown).
+  ///
+  /// ```swift
+  /// // an async source that reads records 1,024 at a time
+  /// try await readings.send(contentsOf: socket.recordChunks)
+  /// ```
+  ///
+  /// A burst keeps its order, and no other sender's event comes between two of its events.
+  /// Flow control: before it pulls each array it waits, suspended, while this producer is not
+  /// writable (see ``EventProducer/send(_:)``), so a `.backpressure` stage downstream holds at most
+  /// its `bufferLimit` plus one array per sender. When this task finds the producer idle it delivers
+  /// the whole array at once (one compare-exchange, the deliveries, one subtraction); when another
+  /// thread holds the delivery rights, the array is queued behind that thread's work in one lock and
+  /// this task is suspended (never spinning, never blocking a thread) until the holder has
+  /// delivered it. Cancellation takes effect at once; an array already queued may still be
+  /// delivered, whole, in its place in the order. Empty arrays are skipped. See <doc:SendContentsOfGuide>.
+  @inlinable
+  public func send<Chunks: AsyncSequence>(contentsOf chunks: Chunks) async throws
+  where Chunks.Element == [Event] {
+    var iterator = chunks.makeAsyncIterator()
+    while true {
+      // Flow control: waits while this producer is not writable before it pulls each array.
+      try await waitUntilWritable()
+      guard let chunk = try await iterator.next() else { break }
+      try Task.checkCancellation()
+      try await sendAwaitingDelivery(burst: chunk)
+    }
+    try Task.checkCancellation()
+    try await finishAwaitingDelivery()
+  }
+
+  /// Sends `events` as one burst and returns once every observer has received them: at once on the
+  /// fast path, else suspended until the holder of the delivery rights has performed them.
+  @inlinable
+  func sendAwaitingDelivery(burst events: [Event]) async throws {
+    if events.isEmpty { return }
+    if !performIfIdle(burst: events) { try await submitAwaitingContended(burst: events) }
+  }
+
+  /// Delivers `events` at once if the producer is idle (as ``performIfIdle(_:budget:)`` does for
+  /// one item), checking for a purge between events as the drain does; returns `false`, doing
+  /// nothing, when the delivery rights are held.
+  @inlinable
+  func performIfIdle(burst events: [Event]) -> Bool {
+    // acquiringAndReleasing: acquires the drainer-owned state the previous holder released.
+    guard wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else {
+      return false
+    }
+    tookRights()
+    for event in events {
+      deliverDraining(event)
+      // relaxed: a hint only, as in the drain loop; purgeDraining's exchange orders the purge.
+      if purgeRequested.load(ordering: .relaxed) { purgeDraining() }
+    }
+    finishDraining(accounted: 1)
+    return true
+  }
+}
