@@ -1,0 +1,51 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The ingest example: a TCP line-protocol server feeding one Bond pipeline into PostgreSQL, with
+// flow control from the pipeline back to the sockets, Prometheus metrics and a draining shutdown.
+// Its own package, so that a user of Bond compiles none of these dependencies.
+let package = Package(
+  name: "IngestService",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "ingest-server", targets: ["IngestServer"]),
+    .executable(name: "ingest-load", targets: ["IngestLoad"]),
+  ],
+  dependencies: [
+    .package(name: "Bond", path: "../.."),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+  ],
+  targets: [
+    .target(
+      name: "IngestCore",
+      dependencies: [
+        .product(name: "Bond", package: "Bond"),
+        .product(name: "BondMetrics", package: "Bond"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOExtras", package: "swift-nio-extras"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+      ]
+    ),
+    .executableTarget(name: "IngestServer", dependencies: ["IngestCore"]),
+    .executableTarget(
+      name: "IngestLoad",
+      dependencies: [
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ]
+    ),
+  ],
+  swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,171 @@
+import Bond
+import BondMetrics
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Prometheus
+import ServiceLifecycle
+
+/// The server as a swift-service-lifecycle `Service`: it listens until a graceful shutdown (SIGTERM),
+/// then stops accepting and reading, finishes the pipeline's producer, waits for the end to reach
+/// the store, and returns.
+public struct IngestService: Service {
+  let options: Options
+  let store: any TotalsStore
+  let registry: PrometheusCollectorRegistry
+  let group: any EventLoopGroup
+  let logger: Logger
+
+  /// A service on `group`, writing into `store`, exporting `registry` on `/metrics`.
+  public init(
+    options: Options,
+    store: any TotalsStore,
+    registry: PrometheusCollectorRegistry,
+    group: any EventLoopGroup,
+    logger: Logger
+  ) {
+    self.options = options
+    self.store = store
+    self.registry = registry
+    self.group = group
+    self.logger = logger
+  }
+
+  public func run() async throws {
+    let metrics = IngestMetrics()
+    let delay: Duration? = options.batchDelayMilliseconds > 0 ? .milliseconds(options.batchDelayMilliseconds) : nil
+    let writer = BatchWriter(store: store, delay: delay, naive: options.naive, logger: logger)
+    let pipeline = IngestPipeline(
+      lanes: options.lanes,
+      laneBuffer: options.laneBuffer,
+      batchMax: options.batchMax,
+      batchBuffer: options.batchBuffer,
+      writer: writer
+    )
+    let connections = ConnectionRegistry(maxConnections: options.maxConnections, metrics: metrics)
+    let writability = pipeline.input.writability.observe { writable in
+      connections.writabilityChanged(writable)
+    }
+    // BondMetrics: bond_stage_{delivered,dropped,pressure}_total, bond_stage_buffered and
+    // bond_stage_latency_seconds, labelled `stage`, updated before each scrape.
+    let stages = [
+      StageMetrics(stage: "lanes", statistics: pipeline.laneStatistics),
+      StageMetrics(stage: "batches", statistics: pipeline.batchStatistics),
+      StageMetrics(stage: "writer", statistics: pipeline.writerStatistics),
+    ]
+
+    let lineServer = try await ServerBootstrap(group: group)
+      .serverChannelOption(.backlog, value: 256)
+      .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+      .childChannelOption(.allowRemoteHalfClosure, value: true)
+      .childChannelInitializer { [options] channel in
+        channel.eventLoop.makeCompletedFuture {
+          let handler = LineHandler(
+            pipeline: pipeline,
+            registry: connections,
+            metrics: metrics,
+            maxLineLength: options.maxLineLength
+          )
+          try channel.pipeline.syncOperations.addHandler(handler)
+        }
+      }
+      .bind(host: options.host, port: options.port).get()
+
+    let store = self.store
+    let registry = self.registry
+    let httpServer = try await ServerBootstrap(group: group)
+      .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+      .childChannelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+          try channel.pipeline.syncOperations.addHandler(
+            HTTPHandler { method, uri in
+              await Self.route(method, uri, store: store, registry: registry, stages: stages)
+            }
+          )
+        }
+      }
+      .bind(host: options.host, port: options.httpPort).get()
+
+    logger.info(
+      "listening",
+      metadata: [
+        "lines": "\(options.host):\(options.port)", "http": "\(options.host):\(options.httpPort)",
+        "store": "\(options.memory ? "memory" : "postgresql")", "naive": "\(options.naive)",
+        "batch-delay-ms": "\(options.batchDelayMilliseconds)",
+      ]
+    )
+
+    // Until SIGTERM (a cancellation ends the wait too).
+    try? await gracefulShutdown()
+
+    logger.info("shutting down: no new connections, reads stopping")
+    try? await lineServer.close()
+    await connections.stop()
+    writability.dispose()
+    let accepted = pipeline.acceptedCount.load(ordering: .relaxed)
+    logger.info(
+      "reads stopped; finishing the pipeline",
+      metadata: ["accepted": "\(accepted)", "written-so-far": "\(pipeline.writtenCount)"]
+    )
+    await pipeline.finishAndDrain()
+    let written = pipeline.writtenCount
+    logger.info(
+      "pipeline drained",
+      metadata: ["accepted": "\(accepted)", "written": "\(written)", "all-in-store": "\(accepted == written)"]
+    )
+    try? await httpServer.close()
+  }
+
+  static func route(
+    _ method: HTTPMethod,
+    _ uri: String,
+    store: any TotalsStore,
+    registry: PrometheusCollectorRegistry,
+    stages: [StageMetrics]
+  ) async -> HTTPHandler.Response {
+    guard method == .GET else { return (.methodNotAllowed, "text/plain", "GET only\n") }
+    switch uri {
+    case "/metrics":
+      StageMetrics.update(stages)
+      return (.ok, "text/plain; version=0.0.4", registry.emitToString())
+    case "/totals":
+      do {
+        return (.ok, "application/json", totalsJSON(try await store.totals()))
+      } catch {
+        return (.serviceUnavailable, "text/plain", "store: \(String(reflecting: error))\n")
+      }
+    default:
+      return (.notFound, "text/plain", "GET /metrics or /totals\n")
+    }
+  }
+
+  /// `{"keys": K, "lines": L, "total": T, "totals": {"key": {"total": t, "lines": l}, ...}}`; the keys
+  /// are printable ASCII without `"` or `\` escaped.
+  static func totalsJSON(_ rows: [String: StoredTotal]) -> String {
+    var lines: Int64 = 0
+    var total: Int64 = 0
+    var entries: [String] = []
+    entries.reserveCapacity(rows.count)
+    for (key, row) in rows.sorted(by: { $0.key < $1.key }) {
+      lines &+= row.lines
+      total &+= row.total
+      entries.append("\(jsonString(key)): {\"total\": \(row.total), \"lines\": \(row.lines)}")
+    }
+    return "{\"keys\": \(rows.count), \"lines\": \(lines), \"total\": \(total), \"totals\": {"
+      + entries.joined(separator: ", ") + "}}\n"
+  }
+
+  static func jsonString(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": result += "\\\""
+      case "\\": result += "\\\\"
+      default: result.unicodeScalars.append(scalar)
+      }
+    }
+    return result + "\""
+  }
+}
