@@ -104,59 +104,26 @@ extension TestScheduler {
     var nextID: UInt64 = 0
     /// The pending actions by id; a cancelled action is removed here (its heap entry is skipped).
     var actions: [UInt64: @Sendable () -> Void] = [:]
-    /// A binary min-heap of (due, id); ids grow with scheduling order, so ties run first in, first out.
-    var heap: [Entry] = []
-
-    struct Entry {
-      var due: Double
-      var id: UInt64
-      func precedes(_ other: Entry) -> Bool {
-        due < other.due || (due == other.due && id < other.id)
-      }
-    }
+    /// The ids by due time; equal due times run first in, first out.
+    var heap = DeadlineHeap<UInt64>()
 
     mutating func insert(_ action: @escaping @Sendable () -> Void, after seconds: Double) -> UInt64 {
       let id = nextID
       nextID += 1
       actions[id] = action
-      heap.append(Entry(due: now + seconds, id: id))
-      var child = heap.count - 1
-      while child > 0 {
-        let parent = (child - 1) / 2
-        guard heap[child].precedes(heap[parent]) else { break }
-        heap.swapAt(child, parent)
-        child = parent
-      }
+      heap.insert(id, due: now + seconds)
       return id
     }
 
     /// Removes and returns the first pending action due at or before `limit`, setting `now` to its
     /// due time (never backwards); `nil` when there is none.
     mutating func popFirst(dueAtOrBefore limit: Double) -> (@Sendable () -> Void)? {
-      while let first = heap.first, first.due <= limit {
-        removeFirstEntry()
-        guard let action = actions.removeValue(forKey: first.id) else { continue }  // cancelled
-        now = Swift.max(now, first.due)
+      while let (due, id) = heap.popFirst(dueAtOrBefore: limit) {
+        guard let action = actions.removeValue(forKey: id) else { continue }  // cancelled
+        now = Swift.max(now, due)
         return action
       }
       return nil
-    }
-
-    private mutating func removeFirstEntry() {
-      let last = heap.removeLast()
-      guard !heap.isEmpty else { return }
-      heap[0] = last
-      var parent = 0
-      while true {
-        let left = 2 * parent + 1
-        let right = left + 1
-        var smallest = parent
-        if left < heap.count, heap[left].precedes(heap[smallest]) { smallest = left }
-        if right < heap.count, heap[right].precedes(heap[smallest]) { smallest = right }
-        if smallest == parent { return }
-        heap.swapAt(parent, smallest)
-        parent = smallest
-      }
     }
   }
 

@@ -32,9 +32,8 @@ final class DedicatedThreadCore: @unchecked Sendable {
   var queue = WorkQueue<Job>()
   var parked = false
   var stopping = false
-  /// The thread's timers, a min-heap by (deadline, sequence): equal deadlines run in order.
-  var timers: [(deadline: Double, sequence: UInt64, action: CancellableAction)] = []
-  var sequence: UInt64 = 0
+  /// The thread's timers by deadline (equal deadlines run in order).
+  var timers = DeadlineHeap<CancellableAction>()
 
   init(strategy: DedicatedThreadScheduler.WaitStrategy) {
     self.strategy = strategy
@@ -117,7 +116,7 @@ final class DedicatedThreadCore: @unchecked Sendable {
         while let job = batch.pop() {
           switch job {
           case .now(let action): action()
-          case .timer(let deadline, let action): addTimer(deadline, action)
+          case .timer(let deadline, let action): timers.insert(action, due: deadline)
           }
         }
         if stops { return }  // timers not yet due are dropped with this core
@@ -141,7 +140,7 @@ final class DedicatedThreadCore: @unchecked Sendable {
 
   /// Sleeps until a job is queued or the next timer is due.
   func park() {
-    let deadline = timers.first?.deadline
+    let deadline = timers.firstDue
     pthread_mutex_lock(mutex)
     if !hasWork.load(ordering: .relaxed) {  // under the mutex: no push can be missed
       parked = true
@@ -162,45 +161,10 @@ final class DedicatedThreadCore: @unchecked Sendable {
   func runDueTimers() -> Bool {
     let now = Self.clock()
     var ran = false
-    while let first = timers.first, first.deadline <= now {
-      popTimer().run()
+    while let (_, action) = timers.popFirst(dueAtOrBefore: now) {
+      action.run()
       ran = true
     }
     return ran
-  }
-
-  func addTimer(_ deadline: Double, _ action: CancellableAction) {
-    sequence &+= 1
-    timers.append((deadline, sequence, action))
-    var child = timers.count - 1
-    while child > 0 {
-      let parent = (child - 1) / 2
-      guard precedes(child, parent) else { break }
-      timers.swapAt(child, parent)
-      child = parent
-    }
-  }
-
-  func popTimer() -> CancellableAction {
-    let first = timers[0].action
-    let last = timers.removeLast()
-    guard !timers.isEmpty else { return first }
-    timers[0] = last
-    var parent = 0
-    while true {
-      let left = 2 * parent + 1
-      let right = left + 1
-      var smallest = parent
-      if left < timers.count, precedes(left, smallest) { smallest = left }
-      if right < timers.count, precedes(right, smallest) { smallest = right }
-      if smallest == parent { break }
-      timers.swapAt(parent, smallest)
-      parent = smallest
-    }
-    return first
-  }
-
-  func precedes(_ a: Int, _ b: Int) -> Bool {
-    (timers[a].deadline, timers[a].sequence) < (timers[b].deadline, timers[b].sequence)
   }
 }
