@@ -16,6 +16,19 @@ import Testing
     #expect(producer.observerCount == 0 && observation.isDisposed)
   }
 
+  /// The rest of the replay still reaches the operator after the end (the upstream's observation
+  /// is disposed once its registration returns); the predicate is not asked about it.
+  @Test func thePredicateIsNotAskedAfterTheEndDuringTheReplay() {
+    let producer = EventProducer<Int>(replayLength: 3)
+    for value in [1, 5, 2] { producer.next(value) }
+    let asked = Recorder<Int>()
+    producer.take(while: { value in
+      asked.add(value)
+      return value < 3
+    }).observe { _ in }
+    #expect(asked.items == [1, 5])
+  }
+
   @Test func endsDuringTheReplay() {
     let producer = EventProducer<Int>(replayLength: 3)
     for value in [1, 5, 2] { producer.next(value) }

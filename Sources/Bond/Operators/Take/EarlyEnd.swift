@@ -74,6 +74,12 @@ final class EarlyEndSink<Event>: DisposableType, @unchecked Sendable {
   @inlinable
   func receive(_ value: Event) {
     serialAccess.enter()
+    // After the end no predicate runs: the rest of a replay may still reach the sink, because the
+    // upstream's observation can be disposed only once its registration returns (`hold(_:)`).
+    if case .ended = machine.state {
+      serialAccess.leave()
+      return
+    }
     // The predicate (a user closure) runs before the machine decides; no lock is held here.
     let action = machine.received(decide?(value) ?? .deliver)
     serialAccess.leave()
