@@ -56,8 +56,8 @@ struct FilterElementsState<Element> {
     }
   }
 
-  /// Translates a source operation into the filtered array's operation, updating the state (and
-  /// ``filtered``). Returns `nil` when the filtered array does not change. An operation that does
+  /// Translates a source operation into the filtered array's operation, updating the state
+  /// (``filtered`` included: every change of `included` comes with its change of `filtered`). Returns `nil` when the filtered array does not change. An operation that does
   /// not fit the known source array (a producer without replay, observed mid-stream)
   /// resynchronizes from `sequence` (the source array after the operation) with a `.reset`.
   @inlinable
@@ -66,30 +66,28 @@ struct FilterElementsState<Element> {
     sequence: @autoclosure () -> [Element],
     isIncluded: (Element) -> Bool
   ) -> ObservableArrayOperation<Element>? {
-    let translated: ObservableArrayOperation<Element>?
-    if !isValid(operation, count: included.count).0 {
-      translated = reset(sequence(), isIncluded: isIncluded)
-    } else {
-      switch operation {
-      // The operations sent on every mutation, without the list of operations a batch needs.
-      case .insert(let elements, let fromIndex):
-        translated = insert(elements, at: fromIndex, isIncluded: isIncluded)
-      case .remove(let range):
-        translated = remove(range)
-      case .reset(let array):
-        translated = reset(array, isIncluded: isIncluded)
-      case .update, .batch:
-        let operations = apply(operation, isIncluded: isIncluded)
-        switch operations.count {
-        case 0: translated = nil
-        case 1: translated = operations[0]
-        default: translated = .batch(operations)
-        }
+    let count = included.count
+    switch operation {
+    // The operations sent on every mutation, checked and translated without the list of
+    // operations a batch needs.
+    case .insert(let elements, let fromIndex) where fromIndex >= 0 && fromIndex <= count:
+      return insert(elements, at: fromIndex, isIncluded: isIncluded)
+    case .remove(let range) where range.lowerBound >= 0 && range.upperBound <= count:
+      return remove(range)
+    case .reset(let array):
+      return reset(array, isIncluded: isIncluded)
+    case .update, .batch:
+      guard isValid(operation, count: count).0 else { break }
+      let operations = apply(operation, isIncluded: isIncluded)
+      switch operations.count {
+      case 0: return nil
+      case 1: return operations[0]
+      default: return .batch(operations)
       }
+    default:
+      break
     }
-    guard let translated else { return nil }
-    if case .reset(let array) = translated { filtered = array } else { translated.apply(to: &filtered) }
-    return translated
+    return reset(sequence(), isIncluded: isIncluded)  // does not fit: resynchronize
   }
 
   /// The filtered insertion for a source insertion of `elements` at `fromIndex`, or `nil`.
@@ -102,10 +100,12 @@ struct FilterElementsState<Element> {
     let target = filteredIndex(fromIndex)
     if elements.count == 1 {
       // One element (an append, an insert): no list of flags.
-      let flag = isIncluded(elements[0])
+      let element = elements[0]
+      let flag = isIncluded(element)
       if fromIndex == included.count { included.append(flag) } else { included.insert(flag, at: fromIndex) }
       guard flag else { return nil }
       includedCount += 1
+      if target == filtered.count { filtered.append(element) } else { filtered.insert(element, at: target) }
       return .insert(elements: elements, fromIndex: target)  // the source's array, shared
     }
     var flags: [Bool] = []
@@ -119,6 +119,7 @@ struct FilterElementsState<Element> {
     included.insert(contentsOf: flags, at: fromIndex)
     includedCount += passing.count
     if passing.isEmpty { return nil }
+    filtered.insert(contentsOf: passing, at: target)
     // All passed: the source's array, shared, rather than the copy.
     return .insert(elements: passing.count == elements.count ? elements : passing, fromIndex: target)
   }
@@ -131,7 +132,9 @@ struct FilterElementsState<Element> {
     for flag in included[range] where flag { removed += 1 }
     included.removeSubrange(range)
     includedCount -= removed
-    return removed > 0 ? .remove(range: target..<target + removed) : nil
+    guard removed > 0 else { return nil }
+    filtered.removeSubrange(target..<target + removed)
+    return .remove(range: target..<target + removed)
   }
 
   /// The filtered reset for a source reset to `array`.
@@ -144,6 +147,7 @@ struct FilterElementsState<Element> {
       return flag
     }
     includedCount = passing.count
+    filtered = passing
     return .reset(array: passing)
   }
 
@@ -177,12 +181,15 @@ struct FilterElementsState<Element> {
         switch (was, now) {
         case (true, true):
           Self.merge(.update(elements: [element], fromIndex: target), into: &output)
+          filtered[target] = element
           target += 1
         case (true, false):
           Self.merge(.remove(range: target..<target + 1), into: &output)
+          filtered.remove(at: target)
           includedCount -= 1
         case (false, true):
           Self.merge(.insert(elements: [element], fromIndex: target), into: &output)
+          filtered.insert(element, at: target)
           includedCount += 1
           target += 1
         case (false, false):
