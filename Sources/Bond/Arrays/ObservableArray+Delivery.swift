@@ -105,7 +105,7 @@ extension ObservableArray {
     return nil
   }
 
-  /// ``enqueue(_:in:)`` for a mutation's operation: returns it when the caller became the hand-off
+  /// `enqueue(_:in:)` for a mutation's operation: returns it when the caller became the hand-off
   /// thread (then it passes it to ``handOff(operation:budget:)``).
   @inlinable @inline(__always)
   func enqueue(

@@ -63,7 +63,7 @@ struct ObservableArrayState<Element> {
   }
 
   /// Records the operation just applied to `array`: in a batch it joins the batch (and `nil` is
-  /// returned), otherwise it is returned for the caller to queue (``ObservableArray/enqueue(_:in:)``).
+  /// returned), otherwise it is returned for the caller to queue (`ObservableArray.enqueue(_:in:)`).
   @inlinable
   mutating func recordLocked(
     _ operation: __owned ObservableArrayOperation<Element>
