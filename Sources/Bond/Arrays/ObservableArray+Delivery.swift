@@ -97,12 +97,27 @@ extension ObservableArray {
     _ work: __owned ObservableArrayWork<Element>,
     in state: inout ObservableArrayState<Element>
   ) -> ObservableArrayWork<Element>? {
-    // acquiringAndReleasing: from 0 it acquires `delivered` as the last hand-off thread released
-    // it (its subtraction below). Above 0 the push needs no ordering of its own: the hand-off
-    // thread pops under this lock, after it has read this count.
-    if handOffs.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 { return work }
+    if takeHandOffLocked() { return work }
     state.outbox.push(SentWork(work, sender: currentThreadID()))
     return nil
+  }
+
+  /// Counts one work item (the caller holds the state lock); returns whether the caller became the
+  /// hand-off thread (the count was 0).
+  @inlinable @inline(__always)
+  func takeHandOffLocked() -> Bool {
+    // Every increment is made under the state lock, and a count of 0 has no hand-off thread to
+    // subtract from it: when the count is 0, nothing else can change it until this critical section
+    // ends, so a plain store takes the role (no read-modify-write on the uncontended path).
+    // acquiring: acquires `delivered` as the last hand-off thread released it (its subtraction).
+    if handOffs.load(ordering: .acquiring) == 0 {
+      handOffs.store(1, ordering: .relaxed)
+      return true
+    }
+    // A hand-off thread runs, and may subtract at any moment (even to 0: then this call takes the
+    // role). acquiringAndReleasing: from 0, as above. Above 0 the push needs no ordering of its
+    // own: the hand-off thread pops under this lock, after it has read this count.
+    return handOffs.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0
   }
 
   /// `enqueue(_:in:)` for a mutation's operation: returns it when the caller became the hand-off
@@ -112,8 +127,7 @@ extension ObservableArray {
     _ operation: __owned ObservableArrayOperation<Element>,
     in state: inout ObservableArrayState<Element>
   ) -> ObservableArrayOperation<Element>? {
-    // As in `enqueue(_:in:)`, whose comment explains the ordering.
-    if handOffs.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 { return consume operation }
+    if takeHandOffLocked() { return consume operation }
     state.outbox.push(SentWork(.operation(consume operation), sender: currentThreadID()))
     return nil
   }
