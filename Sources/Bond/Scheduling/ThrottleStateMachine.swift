@@ -116,6 +116,37 @@ struct ThrottleStateMachine<Event: Sendable>: FlushingTimedStateMachine {
     }
   }
 
+  @inlinable
+  static var usesLatestSlot: Bool { true }
+
+  /// While a window is open, an event only replaces the latest (`latest`, `leadingAndLatest`) or is
+  /// dropped (`leading`): ``TimedSink`` does that without its lock. Not while the latest is the
+  /// registration's last event (`registered` waits for it: replacing it is a decision).
+  @inlinable
+  var latestSlotUse: LatestSlotUse {
+    guard case .windowOpen(_, let latest) = state else { return .none }
+    if mode == .leading { return .dropEvents }
+    return latest?.endsRegistration == true ? .none : .keepLatest
+  }
+
+  @inlinable
+  mutating func takeLatestForSlot() -> Event? {
+    guard case .windowOpen(let windowEnd, let latest) = state else { preconditionFailure("Internal inconsistency") }
+    state = .windowOpen(windowEnd: windowEnd, latest: nil)
+    return latest?.event
+  }
+
+  @inlinable
+  mutating func restoreLatestFromSlot(_ latest: Event?) -> Event? {
+    guard let latest else { return nil }
+    guard case .windowOpen(let windowEnd, nil) = state else {
+      if case .over = state { return latest }
+      preconditionFailure("Internal inconsistency")  // the slot is in use only while a window is open
+    }
+    state = .windowOpen(windowEnd: windowEnd, latest: PendingEvent(latest))
+    return nil
+  }
+
   /// Disposed (or ended, see ``FlushingTimedStateMachine``): the window's end to cancel and the
   /// pending event to release (outside the lock).
   @inlinable
