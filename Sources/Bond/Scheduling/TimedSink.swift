@@ -90,7 +90,9 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
         slot = input
         // Releasing: publishes the slot to the lock holder that takes it back (its acquiring exchange).
         let handedBack = window.compareExchange(
-          expected: TimedSinkSlot.sending, desired: word, ordering: .releasing
+          expected: TimedSinkSlot.sending,
+          desired: word,
+          ordering: .releasing
         ).exchanged
         if !handedBack { finishSend() }
         _ = replaced  // released here, outside any lock
@@ -224,14 +226,18 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
       case TimedSinkSlot.sending:
         // Relaxed: nothing passes through the word here; the sender takes the lock to finish.
         let (exchanged, now) = window.compareExchange(
-          expected: word, desired: TimedSinkSlot.interrupted, ordering: .relaxed
+          expected: word,
+          desired: TimedSinkSlot.interrupted,
+          ordering: .relaxed
         )
         if exchanged { return false }
         word = now
       default:
         // Acquiring: pairs with the sender's releasing hand-back, so its slot write is visible.
         let (exchanged, now) = window.compareExchange(
-          expected: word, desired: LatestSlotUse.none.rawValue, ordering: .acquiring
+          expected: word,
+          desired: LatestSlotUse.none.rawValue,
+          ordering: .acquiring
         )
         if exchanged {
           if let stale = machine.restoreLatestFromSlot(slot.take()) {
