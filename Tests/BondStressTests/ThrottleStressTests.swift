@@ -7,8 +7,9 @@ import Testing
 /// latest (or is dropped) with no lock, while the window's end, an end of the upstream and
 /// `dispose()` take the latest back on other threads. Senders flood from several threads while short
 /// windows end on a concurrent queue. Run under
-/// `swift test --sanitize=thread --filter ThrottleStressTests`.
-@Suite struct ThrottleStressTests {
+/// `swift test --sanitize=thread --filter ThrottleStressTests`. Serialized: two tests count the live
+/// `Tracked` events.
+@Suite(.serialized) struct ThrottleStressTests {
   struct Stamp: Sendable, Equatable, Hashable {
     let thread: Int
     let sequence: Int
@@ -88,6 +89,41 @@ import Testing
     }
   }
 
+  /// An upstream that breaks the contract and calls its observer from several threads at once: the
+  /// throttle still delivers each event at most once, each thread's in its order, and releases every
+  /// event (a sender that finds another holding the slot decides under the lock; the older slot
+  /// event is released when it comes back).
+  @Test func unserializedUpstreamDeliversEachEventOnceInEachThreadsOrder() {
+    withWatchdog("throttleUnserializedUpstream", seconds: 300) {
+      let queue = DispatchQueue(label: "stress.throttle.unserialized", attributes: .concurrent)
+      for round in 0..<(4 * stressScale) {
+        let mode: ThrottleMode = round.isMultiple(of: 2) ? .latest : .leadingAndLatest
+        let upstream = Unserialized<Tracked>()
+        let overlap = OverlapDetector()
+        let log = Log()
+        let observation = upstream.throttle(seconds: 0.0001, queue: queue, mode: mode).observe { tracked in
+          overlap.enter()
+          log.stamps.append(tracked.stamp)
+          overlap.leave()
+        }
+        runTogether(threads: 4) { thread in
+          for sequence in 0..<5_000 { upstream.send(Tracked(Stamp(thread: thread, sequence: sequence))) }
+        }
+        upstream.end()
+        #expect(waitUntil { observation.isDisposed })
+        settle(queue)
+        #expect(overlap.count == 0)
+        #expect(!log.stamps.isEmpty)
+        #expect(Set(log.stamps).count == log.stamps.count, "round \(round): an event delivered twice")
+        for thread in 0..<4 {
+          let sequences = log.stamps.filter { $0.thread == thread }.map(\.sequence)
+          #expect(sequences == sequences.sorted(), "round \(round), thread \(thread): \(sequences.prefix(40))")
+        }
+        #expect(waitUntil { Tracked.live.load(ordering: .relaxed) == 0 }, "round \(round): an event kept")
+      }
+    }
+  }
+
   /// Senders flood events that are objects while windows end and another thread disposes: no
   /// delivery starts after `dispose()` returned (one in flight may end), and every event is released
   /// once the senders have returned (nothing kept in the slot, nothing released twice).
@@ -120,4 +156,21 @@ import Testing
       #expect(late.count == 0, "a delivery started after dispose() returned")
     }
   }
+}
+
+/// A producer that calls its one observer on the sender's thread, with no serialization (it breaks
+/// guarantee 1 on purpose); `end()` is called once every sender has returned.
+final class Unserialized<Event>: EventProducerType, @unchecked Sendable {
+  // @unchecked: `observer` is written once, before any sender starts (runTogether's barrier).
+  private var observer: EventObserver<Event>?
+  var replayLength: Int { 0 }
+
+  func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    self.observer = observer
+    observer.registered?()
+    return BlockDisposable {}
+  }
+
+  func send(_ event: Event) { observer?.event(event) }
+  func end() { observer?.finished?() }
 }

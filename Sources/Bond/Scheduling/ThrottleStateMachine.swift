@@ -136,15 +136,21 @@ struct ThrottleStateMachine<Event: Sendable>: FlushingTimedStateMachine {
     return latest?.event
   }
 
+  /// The slot's event comes back. When the machine holds a latest already, it came after the slot's
+  /// (another sender decided under the lock while this one held the slot, which an upstream that
+  /// keeps the contract never does): the slot's, older, is released.
   @inlinable
   mutating func restoreLatestFromSlot(_ latest: Event?) -> Event? {
     guard let latest else { return nil }
-    guard case .windowOpen(let windowEnd, nil) = state else {
-      if case .over = state { return latest }
-      preconditionFailure("Internal inconsistency")  // the slot is in use only while a window is open
+    switch state {
+    case .over, .windowOpen(_, .some):
+      return latest
+    case .windowOpen(let windowEnd, nil):
+      state = .windowOpen(windowEnd: windowEnd, latest: PendingEvent(latest))
+      return nil
+    case .idle:
+      preconditionFailure("Internal inconsistency")  // the window stays open while the slot is out
     }
-    state = .windowOpen(windowEnd: windowEnd, latest: PendingEvent(latest))
-    return nil
   }
 
   /// Disposed (or ended, see ``FlushingTimedStateMachine``): the window's end to cancel and the
