@@ -30,7 +30,7 @@ func opaquePairObserver(_ sum: Sum) -> (Int, Int) -> Void {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let events = Int(arguments[3]) else {
-  print("usage: BondInstructions S1|S2|S4|S9|S12a|S12d|S15 Bond|OpenCombine|closure|naive EVENTS [--time]")
+  print("usage: BondInstructions S1|S2|S4|S6|S9|S11|S12a|S12d|S15 Bond|OpenCombine|closure|naive EVENTS [--time]")
   exit(2)
 }
 let timed = arguments.count == 5 && arguments[4] == "--time"
@@ -87,6 +87,53 @@ case ("S4", "closure"), ("S15", "closure"):
     if i & 1 == 0 { latest.0 = i } else { latest.1 = i }
     opaque(latest.0, latest.1)
   }
+case ("S6", "Bond"):
+  // switchToLatest: a new inner producer every 100 events (made inside the loop, as in the table).
+  let outer = EventProducer<EventProducer<Int>>()
+  let observation = outer.switchToLatest().observe { sum.value &+= $0 }
+  var inner = EventProducer<Int>()
+  for i in 0..<events {
+    if i % 100 == 0 {
+      inner = EventProducer<Int>()
+      outer.next(inner)
+    }
+    inner.next(i)
+  }
+  observation.dispose()
+case ("S6", "OpenCombine"):
+  let outer = PassthroughSubject<PassthroughSubject<Int, Never>, Never>()
+  let cancellable = outer.switchToLatest().sink { sum.value &+= $0 }
+  var inner = PassthroughSubject<Int, Never>()
+  for i in 0..<events {
+    if i % 100 == 0 {
+      inner = PassthroughSubject<Int, Never>()
+      outer.send(inner)
+    }
+    inner.send(i)
+  }
+  cancellable.cancel()
+case ("S6", "closure"):
+  // Switching = replacing the closure the events go to (a new closure context each time).
+  var observer = opaqueObserver(sum)
+  for i in 0..<events {
+    if i % 100 == 0 {
+      let base = opaqueObserver(sum)
+      observer = { base($0) }
+    }
+    observer(i)
+  }
+case ("S11", "Bond"):
+  // throttle's per-event cost: a window of an hour, so that no window ends during the run (under
+  // valgrind a second-long window would end at a time that depends on the machine).
+  let queue = DispatchQueue(label: "instructions.s11")
+  let producer = EventProducer<Int>()
+  let observation = producer.throttle(seconds: 3600, queue: queue).observe { sum.value &+= $0 }
+  for i in 0..<events { producer.next(i) }
+  observation.dispose()
+case ("S11", "closure"):
+  // The floor of a rate limiter: a closure call keeping the latest value.
+  let opaque = opaqueObserver(sum)
+  for i in 0..<events { opaque(i) }
 case ("S9", "Bond"):
   // Churn: one long-lived observer; per event, subscribe a second one and dispose it.
   let producer = EventProducer<Int>()

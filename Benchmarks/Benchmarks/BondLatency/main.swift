@@ -4,8 +4,9 @@
 // event of an array counts from its own `next`), OpenCombine `receive(on:)` and a bare
 // `DispatchQueue.async` per event.
 //
-//   BondLatency [--events N] [--rate EVENTS_PER_SECOND] [--json FILE] [--csv FILE]
+//   BondLatency [--events N] [--rate EVENTS_PER_SECOND] [--pin] [--json FILE] [--csv FILE]
 //   BondLatency S21 [--cycles N] [--seconds S] [--json FILE] [--csv FILE]   (ObserveUnderFlood.swift)
+//   BondLatency tail [--events N] [--rate R] [--rounds K]   where the tail comes from (Tail.swift)
 //
 // The sender busy-waits to each event's slot (event i at start + i / rate), stamps the event with
 // the monotonic clock and sends it; the observer records now - stamp. A warm-up of 50,000 events
@@ -25,6 +26,10 @@ struct Options {
   /// S21: cycles per engine, and the flood's length that bounds them.
   var cycles = 1_000_000
   var seconds = 2.0
+  /// `tail`: rounds of the alternating engines.
+  var rounds = 10
+  /// `--pin`: the sender on CPU 0, the delivering threads on CPU 1 (Tail.swift).
+  var pin = false
   var json: String?
   var csv: String?
 
@@ -36,7 +41,9 @@ struct Options {
       case "--rate": rate = Int(rest.popFirst() ?? "") ?? rate
       case "--cycles": cycles = Int(rest.popFirst() ?? "") ?? cycles
       case "--seconds": seconds = Double(rest.popFirst() ?? "") ?? seconds
-      case "S7", "S21": scenario = argument
+      case "--rounds": rounds = Int(rest.popFirst() ?? "") ?? rounds
+      case "--pin": pin = true
+      case "S7", "S21", "tail": scenario = argument
       case "--json": json = rest.popFirst()
       case "--csv": csv = rest.popFirst()
       default:
@@ -56,11 +63,24 @@ final class Recorder: @unchecked Sendable {
   var recorded = 0
   var expected = 0
   var recording = false
+  /// `BondLatency tail`: the events later than `lateAfter` ns (their stamp and latency), in
+  /// delivery order; `UInt64.max` (the default) keeps none.
+  var lateAfter = UInt64.max
+  var late: [(stamp: UInt64, latency: UInt64)] = []
   let done = DispatchSemaphore(value: 0)
+  /// `--pin`: moves each delivering thread to CPU 1 on its first event.
+  let pinned: PinnedThreadFlag?
+
+  init(pin: Bool) { pinned = pin ? PinnedThreadFlag() : nil }
 
   @inline(__always)
   func receive(_ stamp: UInt64, at time: UInt64) {
-    if recording { histogram.record(time &- stamp) }
+    pinned?.pinOnce()
+    if recording {
+      let latency = time &- stamp
+      histogram.record(latency)
+      if latency > lateAfter { late.append((stamp, latency)) }
+    }
     recorded += 1
     if recorded == expected { done.signal() }
   }
@@ -91,7 +111,7 @@ func run(_ recorder: Recorder, count: Int, rate: Int, recording: Bool, _ send: (
 
 /// One engine: warm up, then measure; returns the histogram.
 func measure(_ options: Options, _ setUp: (Recorder) -> ((UInt64) -> Void, () -> Void)) -> Histogram<UInt64> {
-  let recorder = Recorder()
+  let recorder = Recorder(pin: options.pin)
   let (send, tearDown) = setUp(recorder)
   run(recorder, count: 50_000, rate: options.rate, recording: false, send)
   run(recorder, count: options.events, rate: options.rate, recording: true, send)
@@ -125,6 +145,7 @@ func dedicated(
 /// Everything runs here, not in top-level code: closures formed there would be main-actor isolated,
 /// and the runtime checks that isolation when the delivery queue calls them.
 func runAll(_ options: Options) {
+  if options.pin { pin(toCPU: 0) }
   let engines: [(String, (Recorder) -> ((UInt64) -> Void, () -> Void))] = [
     (
       "Bond deliverOn",
@@ -175,7 +196,8 @@ func runAll(_ options: Options) {
   }
 
   print(
-    "S7 latency: next() to the observer on a serial queue, µs (\(options.events) events at \(options.rate)/s, HdrHistogram)"
+    "S7 latency: next() to the observer on a serial queue, µs (\(options.events) events at \(options.rate)/s, HdrHistogram"
+      + (options.pin ? "; sender on CPU 0, delivering threads on CPU 1)" : ")")
   )
   print("| engine | " + percentiles.map(\.0).joined(separator: " | ") + " | max |")
   print("|---|" + String(repeating: "---:|", count: percentiles.count + 1))
@@ -207,4 +229,8 @@ func write(_ records: [[(String, String)]], json: String?, csv: String?) {
 }
 
 let options = Options(CommandLine.arguments)
-if options.scenario == "S21" { runFlood(options) } else { runAll(options) }
+switch options.scenario {
+case "S21": runFlood(options)
+case "tail": runTail(options)
+default: runAll(options)
+}

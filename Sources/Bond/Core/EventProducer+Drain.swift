@@ -298,7 +298,7 @@ extension EventProducer {
 
   @usableFromInline
   func retainWhileObserved() {
-    lifecycle.withLock { state in
+    withLifecycle { state in
       state.managedObservers += 1
       if state.managedObservers == 1 { state.keepAlive = self }
     }
@@ -306,7 +306,7 @@ extension EventProducer {
 
   @usableFromInline
   func releaseWhenUnobserved() {
-    let released = lifecycle.withLock { state -> EventProducer<Event>? in
+    let released = withLifecycle { state -> EventProducer<Event>? in
       state.managedObservers -= 1
       guard state.managedObservers == 0 else { return nil }
       defer { state.keepAlive = nil }

@@ -32,7 +32,8 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// Work submitted and not yet accounted for by the drainer ("work in progress"). 0: idle.
   /// Whoever moves it from 0 holds the delivery rights until it brings it back to 0.
   @usableFromInline let wip = Atomic<Int>(0)
-  /// Work sent while another thread (or a reentrant call) holds the delivery rights.
+  /// Work sent while another thread (or a reentrant call) holds the delivery rights, and the
+  /// lifecycle (``withLifecycle(_:)``).
   @usableFromInline let pending: LockedState<Pending>
   /// Live observations (observe calls minus disposals), for `observerCount`.
   @usableFromInline let liveObservers = Atomic<Int>(0)
@@ -64,8 +65,6 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// Whether a delivered event enters the replay: `replayLength > 0` until the end.
   @exclusivity(unchecked) @usableFromInline var recordsReplay: Bool
 
-  /// Managed lifetime, bindings to this producer and the bridge's disposable.
-  @usableFromInline let lifecycle: LockedState<Lifecycle>
   @usableFromInline let isManaged: Bool
 
   /// What the drainer performs, in order.
@@ -86,7 +85,16 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     /// The latest value sent, kept by ``Observable`` in the same critical section as the queue so
     /// that its `value` always equals the last event in delivery order.
     @usableFromInline var latest: Event?
+    /// Managed lifetime, bindings to this producer and the bridge's disposable: under the same lock
+    /// (taken briefly and rarely for it), so that a producer costs one lock allocation, not two.
+    @usableFromInline var lifecycle = Lifecycle()
     @inlinable init() {}
+  }
+
+  /// Runs `body` on the lifecycle state, under the pending state's lock (never nested in it).
+  @inlinable
+  func withLifecycle<Result>(_ body: (inout Lifecycle) -> Result) -> Result {
+    pending.withLock { body(&$0.lifecycle) }
   }
 
   @usableFromInline
@@ -109,7 +117,6 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     self.replay = ReplayBuffer(capacity: replayLength)
     self.recordsReplay = replayLength > 0
     self.pending = LockedState(Pending())
-    self.lifecycle = LockedState(Lifecycle())
     self.isManaged = false
   }
 
@@ -141,7 +148,6 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     self.replay = ReplayBuffer(capacity: replayLength)
     self.recordsReplay = replayLength > 0
     self.pending = LockedState(Pending())
-    self.lifecycle = LockedState(Lifecycle())
     self.isManaged = true
     // The sink carries this producer's pressure upstream: what puts it under pressure (a stage
     // downstream of `share`) puts the producers it observes under pressure too.
@@ -153,7 +159,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
         pressure: relaysPressure ? gate : nil
       )
     )
-    lifecycle.withLock { $0.producerDisposable = disposable }
+    withLifecycle { $0.producerDisposable = disposable }
   }
 
   deinit {
@@ -170,7 +176,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
       }
       observers.deallocate()
     }
-    let (producerDisposable, disconnects) = lifecycle.withLock { state in
+    let (producerDisposable, disconnects) = withLifecycle { state in
       (state.producerDisposable, state.disconnectDisposables)
     }
     producerDisposable?.dispose()

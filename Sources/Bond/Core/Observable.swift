@@ -106,7 +106,7 @@ extension EventProducer {
   /// Disposes `disposable` when this producer is deallocated (how a binding into it ends).
   @usableFromInline
   func disposeOnDeinit(_ disposable: any DisposableType) {
-    lifecycle.withLock { state in
+    withLifecycle { state in
       state.disconnectDisposables.removeAll { $0.isDisposed }
       state.disconnectDisposables.append(disposable)
     }

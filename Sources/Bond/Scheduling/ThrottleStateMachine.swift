@@ -116,6 +116,43 @@ struct ThrottleStateMachine<Event: Sendable>: FlushingTimedStateMachine {
     }
   }
 
+  @inlinable
+  static var usesLatestSlot: Bool { true }
+
+  /// While a window is open, an event only replaces the latest (`latest`, `leadingAndLatest`) or is
+  /// dropped (`leading`): ``TimedSink`` does that without its lock. Not while the latest is the
+  /// registration's last event (`registered` waits for it: replacing it is a decision).
+  @inlinable
+  var latestSlotUse: LatestSlotUse {
+    guard case .windowOpen(_, let latest) = state else { return .none }
+    if mode == .leading { return .dropEvents }
+    return latest?.endsRegistration == true ? .none : .keepLatest
+  }
+
+  @inlinable
+  mutating func takeLatestForSlot() -> Event? {
+    guard case .windowOpen(let windowEnd, let latest) = state else { preconditionFailure("Internal inconsistency") }
+    state = .windowOpen(windowEnd: windowEnd, latest: nil)
+    return latest?.event
+  }
+
+  /// The slot's event comes back. When the machine holds a latest already, it came after the slot's
+  /// (another sender decided under the lock while this one held the slot, which an upstream that
+  /// keeps the contract never does): the slot's, older, is released.
+  @inlinable
+  mutating func restoreLatestFromSlot(_ latest: Event?) -> Event? {
+    guard let latest else { return nil }
+    switch state {
+    case .over, .windowOpen(_, .some):
+      return latest
+    case .windowOpen(let windowEnd, nil):
+      state = .windowOpen(windowEnd: windowEnd, latest: PendingEvent(latest))
+      return nil
+    case .idle:
+      preconditionFailure("Internal inconsistency")  // the window stays open while the slot is out
+    }
+  }
+
   /// Disposed (or ended, see ``FlushingTimedStateMachine``): the window's end to cancel and the
   /// pending event to release (outside the lock).
   @inlinable

@@ -36,12 +36,52 @@ protocol TimedStateMachine<Input, Event>: Sendable {
 
   /// Disposed: returns the timer to cancel and what is dropped (released outside the lock).
   mutating func disposed() -> (timer: (any DisposableType)?, dropped: Dropped)
+
+  /// Whether the machine ever answers an event without its lock (``latestSlotUse``); `false` (the
+  /// default) compiles the slot's checks out of ``TimedSink``.
+  static var usesLatestSlot: Bool { get }
+
+  /// What ``TimedSink`` may decide for an event without the lock, in this state (see
+  /// ``LatestSlotUse``).
+  var latestSlotUse: LatestSlotUse { get }
+
+  /// Moves the pending event out, into the sink's slot (when ``latestSlotUse`` is `keepLatest`).
+  mutating func takeLatestForSlot() -> Input?
+
+  /// Moves the slot's event back in, before any other decision; returns it instead when the machine
+  /// is over (disposed meanwhile), to be released outside the lock.
+  mutating func restoreLatestFromSlot(_ latest: Input?) -> Input?
+}
+
+/// What ``TimedSink`` decides for an event with no lock (``Throttle`` while a window is open): the
+/// only decisions of ``TimedStateMachine/receive(_:)`` that touch nothing but the pending event.
+@usableFromInline
+enum LatestSlotUse: UInt8, Sendable {
+  /// Every event goes through the lock and the machine.
+  case none
+  /// Every event is dropped (a `leading` window is open).
+  case dropEvents
+  /// Every event replaces the pending one, kept in the sink's slot (a `latest` window is open).
+  case keepLatest
 }
 
 extension TimedStateMachine {
   /// No timer until the first event.
   @inlinable
   var timerAtStart: UInt64? { nil }
+
+  /// Every event goes through the lock.
+  @inlinable
+  static var usesLatestSlot: Bool { false }
+
+  @inlinable
+  var latestSlotUse: LatestSlotUse { .none }
+
+  @inlinable
+  mutating func takeLatestForSlot() -> Input? { nil }
+
+  @inlinable
+  mutating func restoreLatestFromSlot(_ latest: Input?) -> Input? { latest }
 }
 
 /// A timed operator that keeps at most one pending event and one timer, and delivers the pending

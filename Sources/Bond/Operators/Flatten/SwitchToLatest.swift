@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The result of ``EventProducerType/switchToLatest()``: the events of the latest inner producer.
 ///
 /// Each inner producer the outer sends replaces the previous one: the previous one's observation is
@@ -54,6 +56,9 @@ final class SwitchToLatestSink<Inner: EventProducerType>: InboxSink {
   @exclusivity(unchecked) @usableFromInline var machine = SwitchToLatestStateMachine<Inner>()
   /// The current inner observation; replacing it disposes the previous one.
   @usableFromInline let current: SerialDisposable
+  /// What the current inner observation's closures capture; reused for the next inner once nothing
+  /// else holds it (no allocation per switch).
+  @exclusivity(unchecked) @usableFromInline var link: InnerLink<Inner, Inner.Event>?
 
   @inlinable
   init(inbox: Inbox<Input>, current: SerialDisposable, observer: EventObserver<Inner.Event>) {
@@ -69,15 +74,17 @@ final class SwitchToLatestSink<Inner: EventProducerType>: InboxSink {
       if machine.shouldForward(generation: generation) { output.observer(event) }
     case .inner(let inner):
       let (generation, released) = machine.innerReceived(inner)
+      // The previous observation is disposed first, without waiting (a delivery of it in flight on
+      // another thread only queues into the inbox; whatever it queues from now on has an old
+      // generation). When its producer was idle, its closures are released at once, and with them
+      // its link, which then carries the new generation.
+      current.otherDisposable = nil
+      let link = linkForNextInner(generation)
       // The inner's closures hold the inbox: it lives while the inner can send. A replay (and the
       // end of an inner that has ended) is queued behind this delivery, so it keeps the order.
-      // Replacing the observation disposes the previous one without waiting (a delivery of it in
-      // flight on another thread only queues into the inbox); whatever it queues from now on has
-      // an old generation.
-      let link = InnerLink(serializer: output.inbox.serializer, generation: generation)
       current.otherDisposable = inner.observe(
         with: EventObserver(
-          { link.serializer.next(.event($0, generation: link.generation)) },
+          { link.serializer.next(.event($0, generation: link.generation.load(ordering: .relaxed))) },
           finished: { link.ended() },
           registered: nil,
           pressure: output.inbox.pressure
@@ -93,6 +100,21 @@ final class SwitchToLatestSink<Inner: EventProducerType>: InboxSink {
       _ = released  // its observation goes on
       if ends { end() }
     }
+  }
+
+  /// The link of the next inner observation: the previous one when no closure holds it any more
+  /// (its observation is disposed and released), else a new one.
+  @inlinable
+  func linkForNextInner(_ generation: Int) -> InnerLink<Inner, Inner.Event> {
+    if isKnownUniquelyReferenced(&link), let link {
+      // Relaxed: no closure holds the link, so nobody reads it concurrently; the observation that
+      // captures it next is registered after this store (the producer's delivery rights order it).
+      link.generation.store(generation, ordering: .relaxed)
+      return link
+    }
+    let fresh = InnerLink<Inner, Inner.Event>(serializer: output.inbox.serializer, generation: generation)
+    link = fresh
+    return fresh
   }
 
   /// Starts a switchToLatest observation of `outer`, each event `transform`ed into an inner.
@@ -114,22 +136,26 @@ final class SwitchToLatestSink<Inner: EventProducerType>: InboxSink {
 }
 
 /// What a `switchToLatest` inner observation's closures capture: the inbox and the observation's
-/// generation, in one object, so that the event and the end closures need no context of their own
-/// (one allocation per switch, as with a single closure).
+/// generation, in one object, so that the event and the end closures need no context of their own.
+/// The sink reuses it for the next inner once no closure holds it (`linkForNextInner`): no
+/// allocation per switch when the previous inner was idle at the switch.
 @usableFromInline
 final class InnerLink<Inner, Event> {
   @usableFromInline let serializer: EventProducer<SwitchToLatestInput<Inner, Event>>
-  @usableFromInline let generation: Int
+  /// Atomic: set again only while no closure holds the link, but read by the closures of the
+  /// observation that holds it, on the inner's threads.
+  @usableFromInline let generation: Atomic<Int>
 
   @inlinable
   init(serializer: EventProducer<SwitchToLatestInput<Inner, Event>>, generation: Int) {
     self.serializer = serializer
-    self.generation = generation
+    self.generation = Atomic(generation)
   }
 
   @inlinable
   func ended() {
-    serializer.next(.innerEnded(generation: generation))
+    // Relaxed: see `generation`.
+    serializer.next(.innerEnded(generation: generation.load(ordering: .relaxed)))
   }
 }
 
