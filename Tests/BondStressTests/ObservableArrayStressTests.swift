@@ -162,6 +162,56 @@ import Testing
     #expect(mirror.array == final && mirror.mismatches == 0 && mirror.overlap.count == 0)
   }
 
+  @Test func filterElementsViewsStayEqualToTheFilteredArrayUnderConcurrentMutations() {
+    // Each view keeps the filtered array it shares with its events: events built on one thread while
+    // another mutates, a view observed late, an observer keeping every event's sequence.
+    let steps = 2_000 * stressScale
+    let isIncluded: @Sendable (Int) -> Bool = { $0 % 3 != 0 }
+    let array = ObservableArray<Int>(Array(0..<10))
+    let mirror = Mirror<Int>()
+    let view = array.filterElements(isIncluded).observe { mirror.receive($0) }
+    // Every operation, and every 16th event's sequence, kept while later events are built.
+    let kept = LockedState<[(operation: ObservableArrayOperation<Int>, sequence: [Int]?)]>([])
+    let keeper = array.filterElements(isIncluded).observe { event in
+      kept.withLock { $0.append((event.operation, $0.count % 16 == 0 ? event.sequence : nil)) }
+    }
+    let lateMirror = Mirror<Int>()
+    let late = LockedState<(any DisposableType)?>(nil)
+    runTogether(threads: 3) { thread in
+      var random = SystemRandomNumberGenerator()
+      for step in 0..<steps {
+        let value = thread * 1_000_000 + step
+        if thread == 0, step == steps / 2 {
+          late.withLock { $0 = array.filterElements(isIncluded).observe { lateMirror.receive($0) } }
+        }
+        switch Int.random(in: 0..<8, using: &random) {
+        case 0, 1, 2: array.append(value)
+        case 3: array.insert(value, at: 0)
+        case 4: array.performBatchUpdates { array in if array.count > 1 { array[array.count / 2] = value } }
+        case 5: array.performBatchUpdates { array in if array.count > 30 { array.removeSubrange(0..<4) } }
+        case 6: array.append(contentsOf: [value, value + 1, value + 2])
+        default: array.performBatchUpdates { array in if !array.isEmpty { array.removeLast() } }
+        }
+      }
+    }
+    waitUntilIdle(array)
+    view.dispose()
+    keeper.dispose()
+    late.withLock { $0 }?.dispose()
+    let expected = array.array.filter(isIncluded)
+    #expect(mirror.array == expected && mirror.mismatches == 0 && mirror.overlap.count == 0)
+    #expect(lateMirror.array == expected && lateMirror.mismatches == 0 && lateMirror.events > 0)
+    // A kept sequence never changes afterwards: each still equals the operations up to its event.
+    var rebuilt: [Int] = []
+    var stale = 0
+    for (operation, sequence) in kept.withLock({ $0 }) {
+      operation.apply(to: &rebuilt)
+      if let sequence, sequence != rebuilt { stale += 1 }
+    }
+    #expect(rebuilt == expected && stale == 0)
+    #expect(array.observerCount == 0)
+  }
+
   @Test func sectionedChangesWithConcurrentInnerMutations() {
     let sections = (0..<3).map { _ in ObservableArray<Int>() }
     let outer = ObservableArray(sections)

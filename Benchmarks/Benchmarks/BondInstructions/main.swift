@@ -30,7 +30,7 @@ func opaquePairObserver(_ sum: Sum) -> (Int, Int) -> Void {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let events = Int(arguments[3]) else {
-  print("usage: BondInstructions S1|S2|S4|S6|S9|S11|S15 Bond|OpenCombine|closure EVENTS [--time]")
+  print("usage: BondInstructions S1|S2|S4|S6|S9|S11|S12a|S12d|S15 Bond|OpenCombine|closure|naive EVENTS [--time]")
   exit(2)
 }
 let timed = arguments.count == 5 && arguments[4] == "--time"
@@ -153,6 +153,26 @@ case ("S9", "OpenCombine"):
     second.cancel()
   }
   cancellable.cancel()
+case ("S12a", "Bond"), ("S12d", "Bond"):
+  // Appends to an observable array with one observer: of the array itself (S12a) or of its
+  // filterElements view keeping the even elements (S12d).
+  let array = ObservableArray<Int>()
+  let onEvent: (ObservableArrayEvent<Int>) -> Void = { event in
+    if case .insert(let elements, _) = event.operation { for element in elements { sum.value &+= element } }
+  }
+  let observation =
+    scenario == "S12a" ? array.observe(onEvent) : array.filterElements { $0 & 1 == 0 }.observe(onEvent)
+  for i in 0..<events { array.append(i) }
+  observation.dispose()
+case ("S12a", "naive"):
+  // An array and a closure told of each insertion (what the benchmark's naive list sends).
+  var array: [Int] = []
+  let observers: [([Int], Int) -> Void] = [{ elements, _ in for element in elements { sum.value &+= element } }]
+  for i in 0..<events {
+    array.append(i)
+    for observer in observers { observer([i], array.count - 1) }
+  }
+  consume(array.count)
 default:
   print("n/a")
   exit(3)

@@ -6,7 +6,7 @@
 @usableFromInline
 final class LazyArray<Element>: @unchecked Sendable {
   // @unchecked: the state is reached only through its lock. The closure is not `@Sendable`
-  // (it runs the user's `mapElements`/`filterElements` closure); it runs on the thread that reads
+  // (it runs the user's `mapElements` closure); it runs on the thread that reads
   // `sequence`, as the contract documents for those operators.
   @usableFromInline
   enum State {

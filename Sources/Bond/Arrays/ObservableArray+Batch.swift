@@ -24,7 +24,10 @@ extension ObservableArray {
     }
     // Outside the lock: user code, whose mutations of this array join the batch.
     updates(self)
-    let (ended, first) = state.withLock { $0.endBatchLocked() }
+    let (ended, first) = state.withLock { state -> (Bool, ObservableArrayWork<Element>?) in
+      guard let operation = state.endBatchLocked() else { return (false, nil) }
+      return (true, enqueue(.operation(operation), in: &state))
+    }
     if ended { batchGate.signal() }
     if let first { handOff(first, budget: handOffBudget) }
   }
@@ -77,7 +80,8 @@ extension ObservableArray where Element: Equatable {
       guard state.version == version, !state.isBlockedLocked(thread: currentThreadID()) else { return nil }
       let old = state.array
       state.array = array
-      return (old, state.recordLocked(operation))
+      guard let operation = state.recordLocked(operation) else { return (old, nil) }
+      return (old, enqueue(.operation(operation), in: &state))
     }
     guard let (replaced, first) = outcome else { return false }
     _ = replaced  // released outside the lock

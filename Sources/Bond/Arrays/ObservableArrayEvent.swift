@@ -8,9 +8,8 @@
 /// ```
 ///
 /// ``sequence`` may be computed on first access: the events of
-/// ``EventProducerType/mapElements(_:)`` and ``EventProducerType/filterElements(_:)`` derive it
-/// from the source event only when it is read, so an observer that only looks at ``operation``
-/// never pays for the whole array.
+/// ``EventProducerType/mapElements(_:)`` derive it from the source event only when it is read, so
+/// an observer that only looks at ``operation`` never pays for the whole array.
 /// - Note: a value type; `Sendable` when `Element` is. Reading ``sequence`` from several threads
 ///   is safe; a deferred sequence is computed by the first reader (a reader racing it may compute
 ///   it too, with the same result).

@@ -21,8 +21,10 @@ extension ObservableArrayDelivery: Sendable where Element: Sendable {}
 final class ObservableArrayObserver<Element> {
   @usableFromInline let token: Int
   @usableFromInline let observer: (ObservableArrayEvent<Element>) -> Void
-  @usableFromInline var registered: (() -> Void)?
-  @usableFromInline var isLive = false
+  // Unchecked: only the producer's serialized delivery touches them (no dynamic exclusivity check
+  // per event).
+  @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
+  @exclusivity(unchecked) @usableFromInline var isLive = false
 
   @inlinable
   init(token: Int, observer: @escaping (ObservableArrayEvent<Element>) -> Void, registered: (() -> Void)?) {

@@ -45,7 +45,12 @@ extension ObservableArrayOperation {
         fromIndex >= 0 && fromIndex <= array.count,
         "ObservableArrayOperation.apply(to:): insert index \(fromIndex) is out of range 0...\(array.count)"
       )
-      array.insert(contentsOf: elements, at: fromIndex)
+      if fromIndex == array.count {
+        // The common case (an append): no shifting; one element without iterating.
+        if elements.count == 1 { array.append(elements[0]) } else { array.append(contentsOf: elements) }
+      } else {
+        array.insert(contentsOf: elements, at: fromIndex)
+      }
     case .update(let elements, let fromIndex):
       precondition(
         fromIndex >= 0 && fromIndex + elements.count <= array.count,

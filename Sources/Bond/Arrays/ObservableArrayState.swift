@@ -9,10 +9,9 @@ struct ObservableArrayState<Element> {
   @usableFromInline var array: [Element]
   /// The batch in progress, if any.
   @usableFromInline var batch: Batch?
-  /// Work queued while another thread (or an outer frame of this one) hands off.
+  /// Work queued while another thread (or an outer frame of this one) hands off: as many items as
+  /// the array's `handOffs` count minus the one the hand-off thread performs.
   @usableFromInline var outbox = WorkQueue<SentWork<ObservableArrayWork<Element>>>()
-  /// Whether a thread is handing deliveries to the producer; it drains `outbox` before clearing it.
-  @usableFromInline var isHandingOff = false
   /// Counts mutations, so that a caller that computed outside the lock can tell nothing changed.
   @usableFromInline var version = 0
 
@@ -63,38 +62,19 @@ struct ObservableArrayState<Element> {
     batch?.base ?? array
   }
 
-  /// Records the operation just applied to `array`: in a batch it joins the batch, otherwise it is
-  /// queued. Returns work the caller must hand off (it became the hand-off thread).
+  /// Records the operation just applied to `array`: in a batch it joins the batch (and `nil` is
+  /// returned), otherwise it is returned for the caller to queue (`ObservableArray.enqueue(_:in:)`).
   @inlinable
-  mutating func recordLocked(_ operation: ObservableArrayOperation<Element>) -> ObservableArrayWork<Element>? {
+  mutating func recordLocked(
+    _ operation: __owned ObservableArrayOperation<Element>
+  ) -> ObservableArrayOperation<Element>? {
     version &+= 1
-    if batch != nil {
-      if case .batch(let operations) = operation {
-        batch!.operations.append(contentsOf: operations)
-      } else {
-        batch!.operations.append(operation)
-      }
-      return nil
+    guard batch != nil else { return operation }
+    if case .batch(let operations) = operation {
+      batch!.operations.append(contentsOf: operations)
+    } else {
+      batch!.operations.append(operation)
     }
-    return enqueueLocked(.operation(operation))
-  }
-
-  /// Queues `work`, or returns it when no thread hands off (the caller now does).
-  @inlinable
-  mutating func enqueueLocked(_ work: ObservableArrayWork<Element>) -> ObservableArrayWork<Element>? {
-    if isHandingOff {
-      outbox.push(SentWork(work, sender: currentThreadID()))
-      return nil
-    }
-    isHandingOff = true
-    return work
-  }
-
-  /// The next work for the hand-off thread, or `nil` (and the hand-off ends) when none is left.
-  @inlinable
-  mutating func nextHandOffLocked() -> SentWork<ObservableArrayWork<Element>>? {
-    if let work = outbox.pop() { return work }
-    isHandingOff = false
     return nil
   }
 
@@ -114,14 +94,14 @@ struct ObservableArrayState<Element> {
     batch = Batch(owner: thread, base: array)
   }
 
-  /// Leaves one level of the batch. At the outermost level, queues the batch's single operation
-  /// and returns `ended == true`.
+  /// Leaves one level of the batch. At the outermost level, ends it and returns its single
+  /// operation, for the caller to queue.
   @inlinable
-  mutating func endBatchLocked() -> (ended: Bool, work: ObservableArrayWork<Element>?) {
+  mutating func endBatchLocked() -> ObservableArrayOperation<Element>? {
     batch!.depth -= 1
-    guard batch!.depth == 0 else { return (false, nil) }
+    guard batch!.depth == 0 else { return nil }
     let operations = batch!.operations
     batch = nil
-    return (true, enqueueLocked(.operation(.batch(operations))))
+    return .batch(operations)
   }
 }

@@ -200,6 +200,21 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     submit(.event(event))
   }
 
+  /// ``next(_:)`` for a caller that builds `event` for this call (``ObservableArray``'s hand-off):
+  /// when the producer is idle the event goes to the observers as it is, without the copy into a
+  /// work item that `next` makes (a retain and a release per reference the event holds).
+  @inlinable @inline(__always)
+  func next(owned event: __owned Event) {
+    // acquiringAndReleasing: as in `performIfIdle`, which this is for an event.
+    guard wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else {
+      submitContended(.event(consume event))
+      return
+    }
+    tookRights()
+    deliverDraining(event)
+    finishDraining(accounted: 1)
+  }
+
   /// Ends the stream: every observer registered before it receives every event sent before it,
   /// then its `finished` closure, once; its observation is then disposed and its closures released.
   /// A later `next` reaches nobody and does not enter the replay; a later observer receives the

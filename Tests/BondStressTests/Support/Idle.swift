@@ -17,7 +17,7 @@ extension Observable: IdleCheckable {
 }
 
 extension ObservableArray: IdleCheckable {
-  var isIdle: Bool { !state.withLock { $0.isHandingOff } && delivery.isIdle }
+  var isIdle: Bool { handOffs.load(ordering: .acquiring) == 0 && delivery.isIdle }
 }
 
 /// Waits (up to `seconds`) until every one of `producers` is idle at once, twice in a row (a
