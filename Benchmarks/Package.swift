@@ -40,6 +40,7 @@ let package = Package(
       name: "BondInstructions",
       dependencies: [
         .product(name: "Bond", package: "Bond"),
+        "BenchWork",
         .product(name: "OpenCombine", package: "OpenCombine"),
       ],
       path: "Benchmarks/BondInstructions"

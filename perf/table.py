@@ -11,8 +11,10 @@ which engines apply, notes), columns engines; a cell is
                   "S0 noop" benchmark) / events per iteration, i.e. the total over the run
                   divided by the events of the run.
 The events per iteration come from each benchmark's `events` tag (Support.swift).
-Two ratio columns follow, both from the same run:
-  Bond/closure  = Bond's ns/event divided by the closure baseline's (the physical floor);
+Three ratio columns follow, all from the same run:
+  Bond/floor    = Bond's ns/event divided by the floor baseline's (the closure baseline's call
+                  between the uncontended atomic pair any serialized send needs, one per event);
+  Bond/closure  = Bond's ns/event divided by the closure baseline's (a bare closure call);
   peer/Bond     = the best peer's ns/event divided by Bond's (how many times faster Bond is than
                   the fastest of OpenCombine and swift-async-algorithms on that scenario).
 """
@@ -39,8 +41,10 @@ SCENARIOS = [(s["id"], s["title"], s.get("unit", "event"), set(s["engines"]), s.
 
 LEGEND = [
     "cell = ns and mallocs per event{units}; ns from the median iteration, mallocs = run total / events.",
-    "Bond/closure: Bond's time over the plain-closure floor (lower is better). peer/Bond: the best"
-    " peer's time over Bond's (higher is better: Bond is that many times faster).",
+    "floor: the closure baseline with each send between the uncontended atomic pair any serialized"
+    " send needs (compare-exchange before, subtraction after: Floor.swift), one per event.",
+    "Bond/floor, Bond/closure: Bond's time over the floor's, over the bare closure's (lower is better)."
+    " peer/Bond: the best peer's time over Bond's (higher is better: Bond is that many times faster).",
 ]
 FOOTER = "n/a: the engine has no natural equivalent (perf/scenarios.json lists no such cell).  —: filtered out (not run)."
 
@@ -157,7 +161,7 @@ def started_benchmarks(log_path):
 
 
 def build_rows(cells, started=frozenset()):
-    """Rows of [label, engine cells..., Bond/closure, peer/Bond]; an engine cell is a
+    """Rows of [label, engine cells..., Bond/floor, Bond/closure, peer/Bond]; an engine cell is a
     (ns, mallocs) pair of strings, or one string (n/a, dropped, —)."""
     rows = []
     for scenario, name, _, engines, _ in SCENARIOS:
@@ -178,9 +182,10 @@ def build_rows(cells, started=frozenset()):
         if not present:
             continue
         bond = cells.get((scenario, "Bond"))
-        closure = cells.get((scenario, "closure"))
         peers = [(cells[(scenario, p)]["ns"], p) for p in PEERS if (scenario, p) in cells]
-        row.append(fmt_ratio(bond["ns"] / closure["ns"]) if bond and closure and closure["ns"] > 0 else "—")
+        for baseline in ["floor", "closure"]:
+            base = cells.get((scenario, baseline))
+            row.append(fmt_ratio(bond["ns"] / base["ns"]) if bond and base and base["ns"] > 0 else "—")
         if bond and peers:
             best_ns, best = min(peers)
             row.append(f"{fmt_ratio(best_ns / bond['ns'])} {best}")
@@ -305,7 +310,7 @@ def main():
     if not results:
         sys.exit(f"table.py: no Bond suite results in {args.results}")
     cells, overhead = per_event(results)
-    header = ["scenario"] + ENGINES + ["Bond/closure", "peer/Bond"]
+    header = ["scenario"] + ENGINES + ["Bond/floor", "Bond/closure", "peer/Bond"]
     started = started_benchmarks(args.log)
     rows = build_rows(cells, started)
     print(render_markdown(header, rows) if args.markdown else render_text(header, rows))

@@ -1,8 +1,9 @@
 // Entry point of the suite: package-benchmark's `BenchmarkPlugin` calls `benchmarks`.
 //
 // One file per scenario family, every engine of the family side by side: Bond, the peers
-// OpenCombine and swift-async-algorithms, and the baselines `closure` (a plain closure call, the
-// floor) and `naive` (the hand-written alternative). perf/scenarios.json lists every scenario, the
+// OpenCombine and swift-async-algorithms, and the baselines `closure` (a plain closure call),
+// `floor` (that call between the uncontended atomic pair any serialized send needs: Floor.swift)
+// and `naive` (the hand-written alternative). perf/scenarios.json lists every scenario, the
 // engines it has and its file. Run everything with `perf/bench` from the repository root.
 
 import Benchmark

@@ -71,6 +71,15 @@ func registerChain() {
     blackHole(sink.sum)
   }
 
+  registerFloor("S2") { sink in
+    [
+      { value in
+        let plusOne = value + 1
+        if plusOne % 2 == 0 { sink.sum &+= plusOne * 2 }
+      }
+    ]
+  }
+
   register("S2", .naive) { benchmark in
     let sink = Sink()
     // One subject per stage, as a naive operator implementation chains them.

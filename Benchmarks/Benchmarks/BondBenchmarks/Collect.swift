@@ -58,6 +58,24 @@ func registerCollect() {
     blackHole(sink.sum)
   }
 
+  registerFloor("S17") { sink in
+    let observer: ([Int]) -> Void = opaque { batch in
+      for value in batch { sink.sum &+= value }
+    }
+    var batch: [Int] = []
+    batch.reserveCapacity(100)
+    return [
+      { value in
+        batch.append(value)
+        if batch.count == 100 {
+          observer(batch)
+          batch = []
+          batch.reserveCapacity(100)
+        }
+      }
+    ]
+  }
+
   // S17b first-response: per subscription, observe `first()` (Bond's `take(1)`), one event
   // arrives, the observation ends and stops observing the producer.
   register("S17b", .bond, events: subscriptionsPerIteration) { benchmark in

@@ -67,6 +67,21 @@ func registerCombineLatest() {
     blackHole(sink.sum)
   }
 
+  registerFloor("S4") { sink in
+    let latest = LatestPair()
+    let observer: ((Int, Int)) -> Void = opaque { pair in sink.sum &+= pair.0 &+ pair.1 }
+    return [
+      { value in
+        latest.first = value
+        if let second = latest.second { observer((value, second)) }
+      },
+      { value in
+        latest.second = value
+        if let first = latest.first { observer((first, value)) }
+      },
+    ]
+  }
+
   register("S4", .naive) { benchmark in
     let sink = Sink()
     let latest = LatestPair()

@@ -101,6 +101,26 @@ func registerFanout() {
     blackHole(sink.sum)
   }
 
+  registerFloor("S3") { sink in
+    let observers: [(Int) -> Void] = (0..<10).map { _ in opaque { sink.sum &+= $0 } }
+    let (o0, o1, o2, o3, o4) = (observers[0], observers[1], observers[2], observers[3], observers[4])
+    let (o5, o6, o7, o8, o9) = (observers[5], observers[6], observers[7], observers[8], observers[9])
+    return [
+      { value in
+        o0(value)
+        o1(value)
+        o2(value)
+        o3(value)
+        o4(value)
+        o5(value)
+        o6(value)
+        o7(value)
+        o8(value)
+        o9(value)
+      }
+    ]
+  }
+
   register("S3", .naive) { benchmark in
     let sink = Sink()
     let subject = NaiveSubject<Int>()

@@ -51,6 +51,11 @@ func registerMerge() {
     blackHole(sink.sum)
   }
 
+  registerFloor("S5") { sink in
+    let observer: (Int) -> Void = opaque { sink.sum &+= $0 }
+    return (0..<8).map { _ in { observer($0) } }
+  }
+
   register("S5", .naive) { benchmark in
     let sink = Sink()
     let merged = NaiveSubject<Int>()

@@ -57,6 +57,8 @@ func registerSend() {
     blackHole(sink.sum)
   }
 
+  registerFloor("S1") { sink in [{ sink.sum &+= $0 }] }
+
   register("S1", .naive) { benchmark in
     let sink = Sink()
     let subject = NaiveSubject<Int>()

@@ -57,6 +57,9 @@ enum Engine: String, Sendable {
   case asyncAlgorithms = "AsyncAlgorithms"
   /// Baseline (a): a plain Swift closure call per event, the physical floor.
   case closure
+  /// Baseline (c): the closure baseline's call between the uncontended atomic pair that any
+  /// serialized send needs (`FloorSender`, Floor.swift): the floor of one serialized send per event.
+  case floor
   /// Baseline (b): a `[(Int) -> Void]` observer list in a final class (`NaiveSubject`), composed
   /// the way a hand-written observer pattern composes.
   case naive

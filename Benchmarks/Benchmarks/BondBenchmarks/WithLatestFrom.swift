@@ -30,4 +30,10 @@ func registerWithLatestFrom() {
     benchmark.stopMeasurement()
     blackHole(sink.sum)
   }
+
+  registerFloor("S16") { sink in
+    let latest = Sink()
+    latest.sum = 7
+    return [{ sink.sum &+= $0 &+ latest.sum }]
+  }
 }

@@ -53,4 +53,10 @@ func registerZip() {
     benchmark.stopMeasurement()
     blackHole(sink.sum)
   }
+
+  // The floor: the closure baseline's two closures, each behind a source's atomic pair.
+  registerFloor("S15") { sink in
+    let pending = Sink()
+    return [{ pending.sum = $0 }, { sink.sum &+= pending.sum &+ $0 }]
+  }
 }

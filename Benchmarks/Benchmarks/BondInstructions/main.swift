@@ -6,6 +6,7 @@
 //
 // With --time it prints the wall-clock ns per event (perf/allocators runs it under glibc malloc
 // and under jemalloc; package-benchmark's malloc interposer cannot run with jemalloc preloaded).
+import BenchWork
 import Bond
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,21 @@ import OpenCombine
 
 final class Sum { var value = 0 }
 
-@inline(never) func consume(_ value: Int) { if value == 42 { print("") } }
+/// The floor's latest pair, shared by its two sources' closures. Touched by one send at a time (the
+/// atomic pair): no runtime exclusivity check, as in Bond's sinks.
+final class LatestPair {
+  @exclusivity(unchecked) var pair = (0, 0)
+  let observer: (Int, Int) -> Void
+  init(_ observer: @escaping (Int, Int) -> Void) { self.observer = observer }
+  func first(_ value: Int) {
+    pair.0 = value
+    observer(pair.0, pair.1)
+  }
+  func second(_ value: Int) {
+    pair.1 = value
+    observer(pair.0, pair.1)
+  }
+}
 
 /// The baseline's observer, opaque to the optimizer (as a user's closure stored somewhere is): chosen
 /// at run time from the command line, so the compiler cannot see which closure it calls.
@@ -30,7 +45,9 @@ func opaquePairObserver(_ sum: Sum) -> (Int, Int) -> Void {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let events = Int(arguments[3]) else {
-  print("usage: BondInstructions S1|S2|S4|S6|S9|S11|S12a|S12d|S15 Bond|OpenCombine|closure|naive EVENTS [--time]")
+  print(
+    "usage: BondInstructions S1|S2|S4|S5|S6|S9|S11|S12a|S12d|S15 Bond|OpenCombine|closure|naive|floor EVENTS [--time]"
+  )
   exit(2)
 }
 let timed = arguments.count == 5 && arguments[4] == "--time"
@@ -53,6 +70,10 @@ case ("S1", "OpenCombine"):
 case ("S1", "closure"):
   let opaque = opaqueObserver(sum)
   for i in 0..<events { opaque(i) }
+case ("S1", "floor"):
+  // The floor of one serialized send: the closure call between the uncontended atomic pair.
+  let floor = FloorSender(opaqueObserver(sum))
+  for i in 0..<events { floor.send(i) }
 case ("S2", "closure"):
   // The chain written by hand: the floor for map/filter/map.
   let opaque = opaqueObserver(sum)
@@ -134,6 +155,26 @@ case ("S11", "closure"):
   // The floor of a rate limiter: a closure call keeping the latest value.
   let opaque = opaqueObserver(sum)
   for i in 0..<events { opaque(i) }
+case ("S4", "floor"), ("S15", "floor"):
+  // The closure baseline with each source's send behind its atomic pair.
+  let latest = LatestPair(opaquePairObserver(sum))
+  let first = FloorSender { latest.first($0) }
+  let second = FloorSender { latest.second($0) }
+  for i in 0..<events { if i & 1 == 0 { first.send(i) } else { second.send(i) } }
+case ("S5", "Bond"):
+  // merge-8: round-robin sends into 8 producers.
+  let sources = (0..<8).map { _ in EventProducer<Int>() }
+  let observation = merge(sources).observe { sum.value &+= $0 }
+  for i in 0..<events { sources[i & 7].next(i) }
+  observation.dispose()
+case ("S5", "closure"):
+  let opaque = opaqueObserver(sum)
+  let sources: [(Int) -> Void] = (0..<8).map { _ in { opaque($0) } }
+  for i in 0..<events { sources[i & 7](i) }
+case ("S5", "floor"):
+  let opaque = opaqueObserver(sum)
+  let sources = (0..<8).map { _ in FloorSender { opaque($0) } }
+  for i in 0..<events { sources[i & 7].send(i) }
 case ("S9", "Bond"):
   // Churn: one long-lived observer; per event, subscribe a second one and dispose it.
   let producer = EventProducer<Int>()

@@ -17,12 +17,18 @@ struct Inbox<Input> {
   @usableFromInline let disposables: CompositeDisposable
   /// The pressure of the stage downstream (flow control), passed on to every upstream observed.
   @usableFromInline let pressure: FlowGate?
+  /// The debug check of the sink's serialized state (empty in release builds), entered around every
+  /// call of the sink: through the inbox's observer and on the direct path
+  /// (``EventProducer/deliverToSoleObserverIfIdle(_:_:)``, which an upstream's event closure takes
+  /// when the inbox is idle, calling the sink itself).
+  @usableFromInline let serialAccess: SerialAccessCheck
 
   @inlinable
   init(_ serializer: EventProducer<Input>, pressure: FlowGate?) {
     self.serializer = serializer
     self.pressure = pressure
     disposables = CompositeDisposable()
+    serialAccess = SerialAccessCheck()
   }
 
   /// Starts an observation: makes an inbox and keeps it alive while `body` makes the sink, opens the
@@ -38,13 +44,14 @@ struct Inbox<Input> {
 
   /// Registers `receive` (the sink's) as the inbox's single observer, first of the disposables.
   ///
-  /// Debug builds wrap it in a ``SerialAccessCheck``: the sink's `@exclusivity(unchecked)` state
-  /// relies on `receive` never running on two threads at once, nor reentering; a delivery that
-  /// breaks that rule stops with a message. Release builds register `receive` itself.
+  /// Debug builds wrap it in the inbox's ``SerialAccessCheck``: the sink's `@exclusivity(unchecked)`
+  /// state relies on `receive` (and the direct path's calls) never running on two threads at once,
+  /// nor reentering; a delivery that breaks that rule stops with a message. Release builds register
+  /// `receive` itself.
   @inlinable
   func open(_ receive: @escaping (Input) -> Void) {
     #if DEBUG
-    let serialAccess = SerialAccessCheck()
+    let serialAccess = self.serialAccess
     disposables.add(
       serializer.observe { input in
         serialAccess.enter()
@@ -107,6 +114,45 @@ struct Inbox<Input> {
     disposables.dispose()
     registered?()
     finished?()
+  }
+}
+
+/// What an upstream's event closure captures to reach the observation's inbox: the inbox, held (it
+/// lives while an upstream can send), and the sink, for the direct path
+/// (``EventProducer/deliverToSoleObserverIfIdle(_:_:)``). Both are called through unretained
+/// references on the per-event path, so an event retains nothing (an inbox, weakly referenced by
+/// its observation, has a side table: retaining it costs atomic operations on that table).
+/// The sink is reached only on the direct path, while the inbox's observer, which holds it, is
+/// registered and not disposed.
+@usableFromInline
+struct InboxLink<Input, Sink: AnyObject> {
+  /// Held, not used on the per-event path.
+  @usableFromInline let serializer: EventProducer<Input>
+  @usableFromInline let unretainedSerializer: Unmanaged<EventProducer<Input>>
+  @usableFromInline let sink: Unmanaged<Sink>
+  @usableFromInline let serialAccess: SerialAccessCheck
+
+  @inlinable
+  init(_ inbox: Inbox<Input>, sink: Sink) {
+    serializer = inbox.serializer
+    unretainedSerializer = Unmanaged.passUnretained(inbox.serializer)
+    self.sink = Unmanaged.passUnretained(sink)
+    serialAccess = inbox.serialAccess
+  }
+
+  /// The direct path: with the inbox idle, calls `direct` with the sink (in place of a delivery)
+  /// and returns `true`; else returns `false`, doing nothing: then send the input with ``next(_:)``.
+  @inlinable @inline(__always)
+  func deliverIfIdle(_ direct: (Sink) -> Void) -> Bool {
+    unretainedSerializer._withUnsafeGuaranteedRef { serializer in
+      serializer.deliverToSoleObserverIfIdle(serialAccess) { sink._withUnsafeGuaranteedRef(direct) }
+    }
+  }
+
+  /// Sends `input` into the inbox (queued behind the delivery in progress, or delivered at once).
+  @inlinable @inline(__always)
+  func next(_ input: Input) {
+    unretainedSerializer._withUnsafeGuaranteedRef { $0.next(input) }
   }
 }
 

@@ -130,12 +130,16 @@ final class MergeSink<Inner: EventProducerType>: InboxSink {
     // The inner's closures hold the inbox: it lives while an inner can send. A replay (and the
     // end of an inner that has ended) is queued behind this delivery, so it keeps the order.
     let inbox = output.inbox
-    let serializer = inbox.serializer
+    // The direct path (EventProducer+Direct.swift): with the inbox idle, the event goes to the
+    // observer at once, as `receive(.event)` would.
+    let link = InboxLink(inbox, sink: self)
     let innerRegistered: Input? = countsInnerRegistrations && registered != nil ? .registered : nil
     inbox.disposables.add(
       inner.observe(
         with: EventObserver(
-          { serializer.next(.event($0)) },
+          { event in
+            if !link.deliverIfIdle({ $0.output.observer(event) }) { link.next(.event(event)) }
+          },
           finished: inbox.sender(.innerEnded),
           registered: inbox.sender(innerRegistered),
           pressure: inbox.pressure

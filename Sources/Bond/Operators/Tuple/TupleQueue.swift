@@ -89,7 +89,14 @@ final class TupleQueue<Value> {
   /// - Returns: true when it is the upstream's first event.
   @inlinable
   func storeNext(in base: UnsafeMutableRawPointer) -> Bool {
-    let value = pop()
+    store(pop(), in: base)
+  }
+
+  /// Moves `value` into the tuple at `base` (the serializer's observer, or the direct path: with
+  /// the inbox idle, nothing is queued, so `value` is the upstream's next event).
+  /// - Returns: true when it is the upstream's first event.
+  @inlinable
+  func store(_ value: Value, in base: UnsafeMutableRawPointer) -> Bool {
     // The tuple's memory is bound to the tuple type, whose element at `offset` is a `Value`.
     // Assigned outside any lock: releasing the previous event may run a deinit.
     let element = (base + offset).assumingMemoryBound(to: Value.self)

@@ -24,11 +24,36 @@ struct TupleStorage<Event> {
   }
 }
 
+/// A tuple operator's sink as its upstreams reach it on the inbox's direct path
+/// (`EventProducer+Direct.swift`): not generic, so that an upstream's closure, specialized for its
+/// own event type, calls it without knowing the tuple's type (one virtual call, no retain).
+@usableFromInline
+class TupleDirectSink {
+  /// The tuple's address (``TupleStorage/base``).
+  @usableFromInline let base: UnsafeMutableRawPointer
+  /// Whether the sink takes each event from its upstream's queue (`zip`, which matches the n-th
+  /// events) rather than the latest into the tuple at once (`combineLatest`).
+  @usableFromInline let buffersEvents: Bool
+
+  @inlinable
+  init(base: UnsafeMutableRawPointer, buffersEvents: Bool) {
+    self.base = base
+    self.buffersEvents = buffersEvents
+  }
+
+  /// An event of the upstream at `position` was stored into the tuple (`isItsFirst`: its first), or
+  /// queued when the sink `buffersEvents`; called on the direct path, holding the inbox's rights.
+  @inlinable
+  func receiveDirect(_ position: Int, isItsFirst: Bool) {
+    preconditionFailure("TupleDirectSink.receiveDirect: every tuple sink overrides it")
+  }
+}
+
 /// The sink of a tuple operator: the single observer of the observation's inbox, which receives an
 /// upstream's position when it sent an event, or a marker (negative) for a registration's end or
 /// an upstream's end.
 @usableFromInline
-protocol TupleSink<Event>: InboxSink where Input == Int {
+protocol TupleSink<Event>: TupleDirectSink, InboxSink where Input == Int {
   init(slots: [TupleSlot], inbox: Inbox<Int>, observer: EventObserver<Event>)
   func receive(_ position: Int)
   /// Flow control: whether the sink bounds the events it holds unmatched per source (`zip`), with
@@ -71,7 +96,7 @@ extension Array where Element == TupleSource {
       for (position, part) in parts.enumerated() {
         if inbox.disposables.isDisposed { break }  // ended at registration
         let pressure = sourceGates?[position] ?? inbox.pressure
-        inbox.disposables.add(part.observe(position, inbox, observer.registered != nil, pressure))
+        inbox.disposables.add(part.observe(position, inbox, sink, observer.registered != nil, pressure))
       }
     }
   }

@@ -23,8 +23,14 @@ struct TupleSource {
   /// Observes the upstream: each event is queued and the given position sent into the inbox; so are
   /// the end of its registration (as ``TupleMarkers/registered``, when `forwardsRegistered`) and its
   /// end (``TupleMarkers/ended(position:)``).
+  ///
+  /// With the inbox idle, an event takes the direct path (`EventProducer+Direct.swift`) to `sink`:
+  /// stored into the tuple at once and `sink.receiveDirect(_:isItsFirst:)` called (`combineLatest`),
+  /// or queued and `sink.receiveDirect` called (`zip`, whose sink `buffersEvents`); else the
+  /// position goes into the inbox as before.
   @usableFromInline typealias Observe = (
-    _ position: Int, _ inbox: Inbox<Int>, _ forwardsRegistered: Bool, _ pressure: FlowGate?
+    _ position: Int, _ inbox: Inbox<Int>, _ sink: TupleDirectSink, _ forwardsRegistered: Bool,
+    _ pressure: FlowGate?
   ) -> any DisposableType
 
   /// The upstream's replay length.
@@ -39,16 +45,26 @@ struct TupleSource {
     replayLength = { upstream.replayLength }
     makeSlot = { layout in
       let queue = TupleQueue<Upstream.Event>(offset: layout.append(Upstream.Event.self))
-      let observe: Observe = { position, inbox, forwardsRegistered, pressure in
+      let observe: Observe = { position, inbox, sink, forwardsRegistered, pressure in
         // The closures hold the inbox and the queue: they live while the upstream can send.
-        let serializer = inbox.serializer
+        let link = InboxLink(inbox, sink: sink)
         let registered = forwardsRegistered ? TupleMarkers.registered : nil
+        let event: (Upstream.Event) -> Void =
+          sink.buffersEvents
+          ? { event in
+            queue.push(event)
+            if !link.deliverIfIdle({ $0.receiveDirect(position, isItsFirst: false) }) { link.next(position) }
+          }
+          : { event in
+            // Idle inbox: nothing of this upstream is queued, so the event is its next one.
+            if !link.deliverIfIdle({ $0.receiveDirect(position, isItsFirst: queue.store(event, in: $0.base)) }) {
+              queue.push(event)
+              link.next(position)
+            }
+          }
         return upstream.observe(
           with: EventObserver(
-            { event in
-              queue.push(event)
-              serializer.next(position)
-            },
+            event,
             finished: inbox.sender(TupleMarkers.ended(position: position)),
             registered: inbox.sender(registered),
             pressure: pressure

@@ -1,7 +1,7 @@
 /// The single observer of a `zip` observation's inbox: it owns the tuple being delivered and the
 /// state, and calls the observer with no lock held.
 @usableFromInline
-final class ZipSink<Event>: TupleSink {
+final class ZipSink<Event>: TupleDirectSink, TupleSink {
   @usableFromInline let output: InboxSinkOutput<Event, Int>
   @usableFromInline let tuple: TupleStorage<Event>
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
@@ -13,6 +13,10 @@ final class ZipSink<Event>: TupleSink {
   @usableFromInline let stagePressure: FlowGate?
   /// Which sources this sink holds back (too many of their events unmatched).
   @exclusivity(unchecked) @usableFromInline var heldBack: [Bool]
+  /// Moves the tuple out and calls the observer with it: made where `Event` is concrete, so that
+  /// ``receive(_:)``, reached through the base class on the direct path (where the code is not
+  /// specialized for `Event`), moves the tuple with specialized code.
+  @usableFromInline let deliverTuple: () -> Void
 
   @inlinable
   init(slots: [TupleSlot], inbox: Inbox<Int>, observer: EventObserver<Event>) {
@@ -22,6 +26,9 @@ final class ZipSink<Event>: TupleSink {
     machine = ZipStateMachine(sourceCount: slots.count)
     stagePressure = observer.pressure
     heldBack = Array(repeating: false, count: slots.count)
+    let (observer, pointer) = (output.observer, tuple.pointer)
+    deliverTuple = { observer(pointer.move()) }
+    super.init(base: tuple.base, buffersEvents: true)
   }
 
   deinit {
@@ -76,12 +83,18 @@ final class ZipSink<Event>: TupleSink {
     // By index, not `for slot in`: copying a slot out of the array retains its four closures.
     let slots = tuple.slots
     for index in slots.indices { _ = slots[index].storeNext(tuple.base) }
-    let value = tuple.pointer.move()
+    // Marked cleared now, moved out by `deliverTuple` (nothing reads the tuple in between).
     for index in slots.indices { slots[index].markCleared() }
     let ends = machine.tupleDelivered()
     if let sourceGates { releaseDrained(gates: sourceGates) }
-    output.observer(value)
+    deliverTuple()
     if ends { end() }
+  }
+
+  /// The direct path: `position`'s event was queued, as for ``receive(_:)``.
+  @inlinable
+  override func receiveDirect(_ position: Int, isItsFirst: Bool) {
+    receive(position)
   }
 
   @inlinable
