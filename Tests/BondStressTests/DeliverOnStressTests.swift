@@ -135,10 +135,12 @@ import Testing
         let source = EventProducer<Stamp>()
         let overlap = OverlapDetector()
         var delivered: [Stamp] = []
+        let deliveries = Counter()
         let observer: (Stamp) -> Void = { stamp in
           overlap.enter()
           delivered.append(stamp)
           overlap.leave()
+          deliveries.increment()
         }
         let observation =
           useThrottle
@@ -150,7 +152,11 @@ import Testing
             if sequence % 500 == 0 { usleep(600) }  // some silences, so debounce delivers too
           }
         }
-        usleep(20_000)  // the last window or wait ends (not a timing assertion: only lets it run)
+        // The last window or wait ends: an outcome, waited for (a loaded machine runs the timer late).
+        #expect(waitUntil { deliveries.count > 0 }, "nothing delivered")
+        withWatchdog("throttleAndDebounceSerializeConcurrentSendersPerThreadOrder", seconds: 60) {
+          waitUntilQuiet { deliveries.count }
+        }
         settle(queue)
         observation.dispose()
         settle(queue)
