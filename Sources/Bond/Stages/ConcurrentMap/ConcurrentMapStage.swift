@@ -23,6 +23,8 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   @usableFromInline typealias Machine = ConcurrentMapStateMachine<Input, Output>
 
   @usableFromInline let state: LockedState<Machine>
+  /// The senders' events on their way to the machine (see ``ConcurrentMapInbox``).
+  @usableFromInline let inbox: LockedState<ConcurrentMapInbox<Input>>
   @usableFromInline let transform: @Sendable (Input) async -> Output
   @usableFromInline let observer: EventObserver<Output>
   /// The stage's gate (its waiting events reached `bufferLimit`), passed upstream.
@@ -42,7 +44,11 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
     observer: EventObserver<Output>,
     transform: @escaping @Sendable (Input) async -> Output
   ) {
-    state = LockedState(Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: ordered))
+    let inbox = LockedState(ConcurrentMapInbox<Input>())
+    self.inbox = inbox
+    state = LockedState(
+      Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: ordered, inbox: inbox)
+    )
     self.statistics = statistics
     self.transform = transform
     self.observer = observer
@@ -67,8 +73,14 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
     if late { observation.dispose() }
   }
 
+  /// An event: into the inbox when it is open and has room (the stage's lock is not taken), else
+  /// through the machine.
   @inlinable
   func received(_ input: Input) {
+    if inbox.withLock({ $0.accept(input) }) {
+      statistics?.recordBuffered(1)
+      return
+    }
     guard let statistics else { return perform(state.withLock { $0.eventReceived(input) }) }
     // Whether the event was taken in (not ignored: disposed, ended), read in the same lock.
     let (actions, queued) = state.withLock { machine -> (Machine.Actions, Bool) in
@@ -209,11 +221,7 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   func dispose() {
     // acquiringAndReleasing: one winner; a deliverer that acquires `true` delivers nothing more.
     guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    let (tasks, releases, waiting) = state.withLock { machine in
-      let waiting = machine.waiting.count
-      let (tasks, releases) = machine.disposed()
-      return (tasks, releases, waiting)
-    }
+    let (tasks, releases, waiting) = state.withLock { $0.disposed() }
     // The waiting events are let go: they leave `bufferedCount`.
     if waiting > 0 { statistics?.recordBuffered(-waiting) }
     if releases { gate.release() }
