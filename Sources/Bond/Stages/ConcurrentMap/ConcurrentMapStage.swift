@@ -137,6 +137,10 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
         return deliverEnd()
       case .pause:
         return pauseForDownstream()
+      case .again:
+        step = state.withLock {
+          $0.take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases)
+        }
       case .event(let sequence, let input):
         statistics?.recordBuffered(-1)  // taken by this worker: no longer waiting
         let output = await transform(input)

@@ -125,6 +125,8 @@ struct ConcurrentMapStateMachine<Input, Output> {
     /// The worker ends because the stage downstream is under pressure: it asks to be woken on
     /// the release (and resumes the stage itself if the release came first).
     case pause
+    /// Take again once the actions returned with this step are performed (workers started).
+    case again
   }
 
   /// A worker asks for its next event; with `releases`, the gate must be released (the waiting
@@ -247,11 +249,15 @@ struct ConcurrentMapStateMachine<Input, Output> {
       return .deliver(output)
     }
     isDelivering = false
-    let next = take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases)
-    var actions = Actions()
     // Fewer than maxConcurrent workers live only with the inbox closed and empty: nothing to move.
+    var actions = Actions()
     workersToStart(&actions)
-    return .done(actions, next: next)
+    // A worker to start (this one counted as idle, about to take): this one takes after starting
+    // it. Taken first, its event would start only after the start's cost (a task, a thread to
+    // wake: microseconds), finish after the later event the new worker takes, and stop that one
+    // at the full window: a restart that causes the next.
+    if !actions.start.isEmpty { return .done(actions, next: .again) }
+    return .done(actions, next: take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases))
   }
 
   /// The upstream ended: returns whether the end is due at once (nothing waits or runs).
