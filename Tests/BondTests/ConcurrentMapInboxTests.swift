@@ -29,7 +29,13 @@ import Testing
   func finish(_ output: Int, sequence: Int, _ machine: inout Machine, worker: Int) -> (delivered: [Int], next: Int?) {
     var releases = false
     var delivered: [Int] = []
-    var step = machine.finished(output, sequence: sequence, worker: worker, downstreamPressured: false, releases: &releases)
+    var step = machine.finished(
+      output,
+      sequence: sequence,
+      worker: worker,
+      downstreamPressured: false,
+      releases: &releases
+    )
     while true {
       switch step {
       case .deliver(let value): delivered.append(value)
@@ -82,11 +88,13 @@ import Testing
     #expect(machine.waiting.count == 1 && inbox.withLock { $0.events.isEmpty }, "2 moved into the machine")
     #expect(machine.eventReceived(3).start.isEmpty, "the window is full: no worker yet")
     var releases = false
-    guard case .deliver(0) = machine.finished(0, sequence: 0, worker: 0, downstreamPressured: false, releases: &releases)
+    guard
+      case .deliver(0) = machine.finished(0, sequence: 0, worker: 0, downstreamPressured: false, releases: &releases)
     else { return #expect(Bool(false), "0 is delivered first") }
     guard case .deliver(10) = machine.nextDelivery(worker: 0, downstreamPressured: false, releases: &releases)
     else { return #expect(Bool(false), "then 1's result") }
-    guard case .done(let actions, .again) = machine.nextDelivery(worker: 0, downstreamPressured: false, releases: &releases)
+    guard
+      case .done(let actions, .again) = machine.nextDelivery(worker: 0, downstreamPressured: false, releases: &releases)
     else { return #expect(Bool(false), "a worker to start first, then worker 0 takes") }
     #expect(actions.start == [2], "a worker is started for the second event")
     #expect(take(&machine, worker: 0) == 2)
@@ -112,11 +120,13 @@ import Testing
     var nextEvents: [Int] = []
     for sequence in 0..<4 {
       _ = machine.finished(sequence, sequence: sequence, worker: 0, downstreamPressured: false, releases: &releases)
-      guard case .done(_, .event(_, let input)) = machine.nextDelivery(
-        worker: 0,
-        downstreamPressured: false,
-        releases: &releases
-      ) else { break }
+      guard
+        case .done(_, .event(_, let input)) = machine.nextDelivery(
+          worker: 0,
+          downstreamPressured: false,
+          releases: &releases
+        )
+      else { break }
       nextEvents.append(input)
       if releases { break }
     }

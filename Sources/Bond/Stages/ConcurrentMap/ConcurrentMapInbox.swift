@@ -75,6 +75,18 @@ extension ConcurrentMapStateMachine {
     }
   }
 
+  /// Disposed: closes the inbox and lets its events go; returns how many there were.
+  @inlinable
+  func emptyInbox() -> Int {
+    inbox.withLock { box in
+      defer {
+        box.events = WorkQueue()
+        box.isOpen = false
+      }
+      return box.events.count
+    }
+  }
+
   /// Moves `box`'s events behind the waiting ones, in order, and renews `room` (both locks held).
   @inlinable
   mutating func moveLocked(_ box: inout ConcurrentMapInbox<Input>) {

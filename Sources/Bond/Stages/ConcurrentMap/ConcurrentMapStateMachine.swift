@@ -265,12 +265,8 @@ struct ConcurrentMapStateMachine<Input, Output> {
   mutating func endReceived(releases: inout Bool) -> Bool {
     guard !isOver, !upstreamEnded else { return false }
     upstreamEnded = true
-    // The inbox's events are the last ones; it closes (a later event goes to the machine, which
-    // ignores it).
-    inbox.withLock { box in
-      if !box.events.isEmpty { moveLocked(&box) }
-      openLocked(&box)
-    }
+    // The inbox's events are the last ones; a later event goes to the machine, which ignores it.
+    closeInbox()
     // Nothing more can come from the producers it held back.
     if underPressure {
       underPressure = false
@@ -286,14 +282,7 @@ struct ConcurrentMapStateMachine<Input, Output> {
     let releases = underPressure
     underPressure = false
     isOver = true
-    let inboxCount = inbox.withLock { box in
-      defer {
-        box.events = WorkQueue()
-        openLocked(&box)
-      }
-      return box.events.count
-    }
-    let waitingCount = waiting.count + inboxCount
+    let waitingCount = waiting.count + emptyInbox()
     waiting = WorkQueue()
     completed = WorkQueue()
     for index in slots.indices { slots[index] = nil }
