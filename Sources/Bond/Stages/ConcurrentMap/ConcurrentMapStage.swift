@@ -10,7 +10,9 @@ import Synchronization
 /// fewer than `maxConcurrent` workers live; a worker takes events until none may be taken, then
 /// ends: under a steady load there is no task per event. The worker that finishes a result
 /// delivers it, and every result ready after it, unless another worker is delivering (that one
-/// then delivers it): one delivery at a time, in order for an ordered stage.
+/// then delivers it): one delivery at a time, in order for an ordered stage. While every worker
+/// lives, a sender leaves its event in the ``ConcurrentMapInbox`` (a lock of its own) rather than
+/// taking the stage's lock.
 ///
 /// `dispose()` cancels the running workers (cooperative: a transform that ignores cancellation runs
 /// to its end, and its result is dropped), starts no new one, drops the waiting events and the
