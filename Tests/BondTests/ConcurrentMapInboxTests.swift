@@ -115,10 +115,10 @@ import Testing
     #expect(machine.waiting.count == 4)
     #expect(!send(5), "under pressure: no room")
     #expect(machine.eventReceived(5).pressure == nil)
-    // Taking down to bufferLimit / 2 releases it and opens the inbox again.
+    // Taking down to bufferLimit / 2 releases it (before that take) and opens the inbox again.
     var releases = false
     var nextEvents: [Int] = []
-    for sequence in 0..<4 {
+    for sequence in 0..<2 {
       _ = machine.finished(sequence, sequence: sequence, worker: 0, downstreamPressured: false, releases: &releases)
       guard
         case .done(_, .event(_, let input)) = machine.nextDelivery(
@@ -128,10 +128,16 @@ import Testing
         )
       else { break }
       nextEvents.append(input)
-      if releases { break }
     }
-    #expect(releases && nextEvents == [1, 2, 3], "released at 2 waiting")
-    #expect(send(6), "room again")
+    #expect(!releases && nextEvents == [1, 2], "3 waiting")
+    _ = machine.finished(2, sequence: 2, worker: 0, downstreamPressured: false, releases: &releases)
+    guard case .done(_, .again) = machine.nextDelivery(worker: 0, downstreamPressured: false, releases: &releases)
+    else { return #expect(Bool(false), "the release, before the take that leaves 2 waiting") }
+    #expect(releases)
+    #expect(take(&machine, worker: 0) == 3)
+    #expect(machine.waiting.count == 2)
+    #expect(inbox.withLock { $0.isOpen && $0.room == 0 }, "open, its room counted before that take")
+    #expect(!send(6) && machine.eventReceived(6).pressure == nil)
   }
 
   @Test func disposeCountsAndForgetsTheInboxsEvents() {

@@ -125,7 +125,8 @@ struct ConcurrentMapStateMachine<Input, Output> {
     /// The worker ends because the stage downstream is under pressure: it asks to be woken on
     /// the release (and resumes the stage itself if the release came first).
     case pause
-    /// Take again once the actions returned with this step are performed (workers started).
+    /// Take again once the actions returned with this step are performed (workers started, the
+    /// gate released).
     case again
   }
 
@@ -144,16 +145,21 @@ struct ConcurrentMapStateMachine<Input, Output> {
       workerEnded(worker)
       return endIsDue() ? .end : .stop
     }
+    if underPressure && waiting.count - 1 <= bufferLimit / 2 {
+      // This take brings the waiting events down to bufferLimit / 2: the release first, then the
+      // take (`.again`). Waking the senders costs this worker microseconds; an event taken before
+      // would start after them, finish after a later one another worker takes meanwhile, and
+      // stop that worker at the full window. (Under pressure every event went through the
+      // machine: the inbox is empty; its room grows.)
+      underPressure = false
+      releases = true
+      inbox.withLock { openLocked(&$0) }
+      return .again
+    }
     let input = waiting.pop().unsafelyUnwrapped
     let sequence = taken
     taken += 1
     running += 1
-    if underPressure && waiting.count <= bufferLimit / 2 {
-      underPressure = false
-      releases = true
-      // Under pressure every event went through the machine: the inbox is empty; its room grows.
-      inbox.withLock { openLocked(&$0) }
-    }
     return .event(sequence: sequence, input: input)
   }
 
