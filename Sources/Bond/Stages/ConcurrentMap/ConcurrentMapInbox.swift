@@ -5,9 +5,9 @@
 ///
 /// - The *fast path*: while `isOpen` and fewer than `room` events wait here, a sender pushes its
 ///   event here and returns (one lock, which the workers take once per batch, not per event).
-/// - Otherwise the sender takes the stage's lock (the *slow path*, as before the inbox): the
-///   machine moves the inbox's events behind its waiting ones, then takes the sender's, decides the
-///   pressure and the workers to start, and opens or closes the inbox for the next sender.
+/// - Otherwise the sender takes the stage's lock (the *slow path*): the machine puts the event
+///   behind the others (in the inbox when it holds some), decides the pressure and the workers to
+///   start, and opens or closes the inbox for the next sender.
 /// - A worker that finds the machine's `waiting` queue empty moves the whole inbox there in one
 ///   critical section (nested: the stage's lock, then the inbox's; never the other order).
 ///
@@ -96,6 +96,7 @@ extension ConcurrentMapStateMachine {
     } else {
       while let input = box.events.pop() { waiting.push(input) }
     }
+    pressuredInbox = 0
     box.room = room
   }
 

@@ -86,8 +86,8 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
     guard let statistics else { return perform(state.withLock { $0.eventReceived(input) }) }
     // Whether the event was taken in (not ignored: disposed, ended), read in the same lock.
     let (actions, queued) = state.withLock { machine -> (Machine.Actions, Bool) in
-      let before = machine.received
-      return (machine.eventReceived(input), machine.received != before)
+      let queued = !machine.isOver && !machine.upstreamEnded
+      return (machine.eventReceived(input), queued)
     }
     if queued { statistics.recordBuffered(1) }
     perform(actions)

@@ -8,9 +8,8 @@
 /// do, and `.backpressure` applies to them (`bufferLimit` up, `bufferLimit / 2` down).
 ///
 /// The owner keeps it in a `LockedState` and performs the actions it returns after the lock (start
-/// workers, raise or release the gate, deliver a result, the end). Its one reference is the
-/// senders' ``ConcurrentMapInbox`` (own lock, taken inside the stage's), whose events it moves
-/// behind its waiting ones when it needs them (`ConcurrentMapInbox.swift`).
+/// workers, raise or release the gate, deliver, the end). It holds the senders'
+/// ``ConcurrentMapInbox`` (own lock, taken inside the stage's; `ConcurrentMapInbox.swift`).
 @usableFromInline
 struct ConcurrentMapStateMachine<Input, Output> {
   @usableFromInline let maxConcurrent: Int
@@ -18,8 +17,7 @@ struct ConcurrentMapStateMachine<Input, Output> {
   /// Results in the order of their events (`map`, `tryMap`), else as they complete.
   @usableFromInline let ordered: Bool
 
-  /// Events received and not yet taken by a worker, oldest first (the next one taken is the event
-  /// number `taken`); the inbox's events come after them.
+  /// Events received and not yet taken, oldest first (the next one taken is number `taken`).
   @usableFromInline var waiting = WorkQueue<Input>()
   /// The senders' events not yet moved into `waiting`.
   @usableFromInline let inbox: LockedState<ConcurrentMapInbox<Input>>
@@ -45,6 +43,8 @@ struct ConcurrentMapStateMachine<Input, Output> {
   @usableFromInline var upstreamEnded = false
   @usableFromInline var isOver = false
   @usableFromInline var underPressure = false
+  /// The inbox's events (after `waiting`'s), known while under pressure (no fast path then).
+  @usableFromInline var pressuredInbox = 0
 
   @inlinable
   init(maxConcurrent: Int, bufferLimit: Int, ordered: Bool, inbox: LockedState<ConcurrentMapInbox<Input>>) {
@@ -86,19 +86,20 @@ struct ConcurrentMapStateMachine<Input, Output> {
   }
 
   /// An event arrived that the inbox did not take (the slow path): it goes behind the inbox's
-  /// events; then the pressure, the workers to start, and the inbox opened or closed for the next
-  /// sender (one critical section of the inbox's lock inside the stage's).
+  /// events (into the inbox when it holds some: they stay there, for a worker to take in one go);
+  /// then the pressure, the workers to start, and the inbox opened or closed for the next sender
+  /// (one critical section of the inbox's lock inside the stage's).
   @inlinable
   mutating func eventReceived(_ input: Input) -> Actions {
     var actions = Actions()
     guard !isOver, !upstreamEnded else { return actions }
     inbox.withLock { box in
-      if !box.events.isEmpty { moveLocked(&box) }
-      waiting.push(input)
-      if !underPressure && waiting.count >= bufferLimit {
+      if box.events.isEmpty { waiting.push(input) } else { box.events.push(input) }
+      if !underPressure && waiting.count + box.events.count >= bufferLimit {
         underPressure = true
         actions.pressure = true
       }
+      pressuredInbox = box.events.count
       workersToStart(&actions)
       openLocked(&box)
     }
@@ -145,7 +146,7 @@ struct ConcurrentMapStateMachine<Input, Output> {
       workerEnded(worker)
       return endIsDue() ? .end : .stop
     }
-    if underPressure && waiting.count - 1 <= bufferLimit / 2 {
+    if underPressure && waiting.count + pressuredInbox - 1 <= bufferLimit / 2 {
       // This take brings the waiting events down to bufferLimit / 2: the release first, then the
       // take (`.again`). Waking the senders costs this worker microseconds; an event taken before
       // would start after them, finish after a later one another worker takes meanwhile, and
