@@ -82,6 +82,12 @@ func runConcurrentCase(
   rounds: Int,
   _ variants: [ConcurrentVariant]
 ) async -> [[(String, Any)]] {
+  // BOND_S20_VARIANTS (comma-separated indices into `variants`): run only those, e.g. to count
+  // one variant's context switches under `perf stat`.
+  let only = ProcessInfo.processInfo.environment["BOND_S20_VARIANTS"].map {
+    Set($0.split(separator: ",").compactMap { Int($0) })
+  }
+  let variants = variants.enumerated().filter { only?.contains($0.offset) ?? true }.map(\.element)
   for variant in variants { _ = await variant.round(events: max(1, events / 10)) }
   var results = Array(
     repeating: [(ns: Double, delivered: Int, inOrder: Bool, maxInFlight: Int)](),

@@ -10,7 +10,9 @@ import Synchronization
 /// fewer than `maxConcurrent` workers live; a worker takes events until none may be taken, then
 /// ends: under a steady load there is no task per event. The worker that finishes a result
 /// delivers it, and every result ready after it, unless another worker is delivering (that one
-/// then delivers it): one delivery at a time, in order for an ordered stage.
+/// then delivers it): one delivery at a time, in order for an ordered stage. While every worker
+/// lives, a sender leaves its event in the ``ConcurrentMapInbox`` (a lock of its own) rather than
+/// taking the stage's lock.
 ///
 /// `dispose()` cancels the running workers (cooperative: a transform that ignores cancellation runs
 /// to its end, and its result is dropped), starts no new one, drops the waiting events and the
@@ -23,6 +25,8 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   @usableFromInline typealias Machine = ConcurrentMapStateMachine<Input, Output>
 
   @usableFromInline let state: LockedState<Machine>
+  /// The senders' events on their way to the machine (see ``ConcurrentMapInbox``).
+  @usableFromInline let inbox: LockedState<ConcurrentMapInbox<Input>>
   @usableFromInline let transform: @Sendable (Input) async -> Output
   @usableFromInline let observer: EventObserver<Output>
   /// The stage's gate (its waiting events reached `bufferLimit`), passed upstream.
@@ -42,7 +46,11 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
     observer: EventObserver<Output>,
     transform: @escaping @Sendable (Input) async -> Output
   ) {
-    state = LockedState(Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: ordered))
+    let inbox = LockedState(ConcurrentMapInbox<Input>())
+    self.inbox = inbox
+    state = LockedState(
+      Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: ordered, inbox: inbox)
+    )
     self.statistics = statistics
     self.transform = transform
     self.observer = observer
@@ -67,13 +75,19 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
     if late { observation.dispose() }
   }
 
+  /// An event: into the inbox when it is open and has room (the stage's lock is not taken), else
+  /// through the machine.
   @inlinable
   func received(_ input: Input) {
+    if inbox.withLock({ $0.accept(input) }) {
+      statistics?.recordBuffered(1)
+      return
+    }
     guard let statistics else { return perform(state.withLock { $0.eventReceived(input) }) }
     // Whether the event was taken in (not ignored: disposed, ended), read in the same lock.
     let (actions, queued) = state.withLock { machine -> (Machine.Actions, Bool) in
-      let before = machine.received
-      return (machine.eventReceived(input), machine.received != before)
+      let queued = !machine.isOver && !machine.upstreamEnded
+      return (machine.eventReceived(input), queued)
     }
     if queued { statistics.recordBuffered(1) }
     perform(actions)
@@ -125,6 +139,10 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
         return deliverEnd()
       case .pause:
         return pauseForDownstream()
+      case .again:
+        step = state.withLock {
+          $0.take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases)
+        }
       case .event(let sequence, let input):
         statistics?.recordBuffered(-1)  // taken by this worker: no longer waiting
         let output = await transform(input)
@@ -209,11 +227,7 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   func dispose() {
     // acquiringAndReleasing: one winner; a deliverer that acquires `true` delivers nothing more.
     guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    let (tasks, releases, waiting) = state.withLock { machine in
-      let waiting = machine.waiting.count
-      let (tasks, releases) = machine.disposed()
-      return (tasks, releases, waiting)
-    }
+    let (tasks, releases, waiting) = state.withLock { $0.disposed() }
     // The waiting events are let go: they leave `bufferedCount`.
     if waiting > 0 { statistics?.recordBuffered(-waiting) }
     if releases { gate.release() }

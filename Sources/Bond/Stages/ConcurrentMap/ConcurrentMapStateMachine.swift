@@ -7,8 +7,9 @@
 /// at most `maxConcurrent` and never count toward `bufferLimit`; the events waiting for a worker
 /// do, and `.backpressure` applies to them (`bufferLimit` up, `bufferLimit / 2` down).
 ///
-/// A pure value: the owner keeps it in a `LockedState` and performs the actions it returns after
-/// the lock (start workers, raise or release the gate, deliver a result, the end).
+/// The owner keeps it in a `LockedState` and performs the actions it returns after the lock (start
+/// workers, raise or release the gate, deliver, the end). It holds the senders'
+/// ``ConcurrentMapInbox`` (own lock, taken inside the stage's; `ConcurrentMapInbox.swift`).
 @usableFromInline
 struct ConcurrentMapStateMachine<Input, Output> {
   @usableFromInline let maxConcurrent: Int
@@ -16,10 +17,11 @@ struct ConcurrentMapStateMachine<Input, Output> {
   /// Results in the order of their events (`map`, `tryMap`), else as they complete.
   @usableFromInline let ordered: Bool
 
-  /// Events received and not yet taken by a worker, oldest first, with their sequence numbers.
-  @usableFromInline var waiting = WorkQueue<(sequence: Int, input: Input)>()
-  /// Sequence numbers: of the next event received, taken and delivered.
-  @usableFromInline var received = 0
+  /// Events received and not yet taken, oldest first (the next one taken is number `taken`).
+  @usableFromInline var waiting = WorkQueue<Input>()
+  /// The senders' events not yet moved into `waiting`.
+  @usableFromInline let inbox: LockedState<ConcurrentMapInbox<Input>>
+  /// Sequence numbers: of the next event taken and delivered.
   @usableFromInline var taken = 0
   @usableFromInline var delivered = 0
   /// Finished results not yet delivered: by `sequence % maxConcurrent` (ordered), or in order of
@@ -41,14 +43,21 @@ struct ConcurrentMapStateMachine<Input, Output> {
   @usableFromInline var upstreamEnded = false
   @usableFromInline var isOver = false
   @usableFromInline var underPressure = false
+  /// The inbox's events (after `waiting`'s), known while under pressure (no fast path then).
+  @usableFromInline var pressuredInbox = 0
 
   @inlinable
-  init(maxConcurrent: Int, bufferLimit: Int, ordered: Bool) {
+  init(maxConcurrent: Int, bufferLimit: Int, ordered: Bool, inbox: LockedState<ConcurrentMapInbox<Input>>) {
     self.maxConcurrent = maxConcurrent
     self.bufferLimit = bufferLimit
     self.ordered = ordered
+    self.inbox = inbox
     slots = Array(repeating: nil, count: ordered ? maxConcurrent : 0)
   }
+
+  /// Events that entered the machine (taken, or waiting in `waiting`); the next one's number.
+  @inlinable
+  var received: Int { taken + waiting.count }
 
   /// What the caller performs after the lock.
   @usableFromInline
@@ -76,24 +85,32 @@ struct ConcurrentMapStateMachine<Input, Output> {
     workers += count
   }
 
-  /// An event arrived.
+  /// An event arrived that the inbox did not take (the slow path): it goes behind the inbox's
+  /// events (into the inbox when it holds some: they stay there, for a worker to take in one go);
+  /// then the pressure, the workers to start, and the inbox opened or closed for the next sender
+  /// (one critical section of the inbox's lock inside the stage's).
   @inlinable
   mutating func eventReceived(_ input: Input) -> Actions {
     var actions = Actions()
     guard !isOver, !upstreamEnded else { return actions }
-    waiting.push((received, input))
-    received += 1
-    if !underPressure && waiting.count >= bufferLimit {
-      underPressure = true
-      actions.pressure = true
+    inbox.withLock { box in
+      if box.events.isEmpty { waiting.push(input) } else { box.events.push(input) }
+      if !underPressure && waiting.count + box.events.count >= bufferLimit {
+        underPressure = true
+        actions.pressure = true
+      }
+      pressuredInbox = box.events.count
+      workersToStart(&actions)
+      openLocked(&box)
     }
-    workersToStart(&actions)
     return actions
   }
 
-  /// The upstream's registration ended: `registered` is due after the results of the events so far.
+  /// The upstream's registration ended: `registered` is due after the results of the events so far
+  /// (the inbox's included).
   @inlinable
   mutating func registrationEnded() {
+    if !isOver { refill() }
     registeredAfter = received
   }
 
@@ -109,12 +126,18 @@ struct ConcurrentMapStateMachine<Input, Output> {
     /// The worker ends because the stage downstream is under pressure: it asks to be woken on
     /// the release (and resumes the stage itself if the release came first).
     case pause
+    /// Take again once the actions returned with this step are performed (workers started, the
+    /// gate released).
+    case again
   }
 
   /// A worker asks for its next event; with `releases`, the gate must be released (the waiting
   /// events went down to the low watermark).
   @inlinable
   mutating func take(worker: Int, downstreamPressured: Bool = false, releases: inout Bool) -> TakeStep {
+    // The inbox's events, once the waiting ones are taken; an empty inbox closes in the same
+    // critical section, since this worker ends (no event can be left there unseen).
+    if waiting.isEmpty && !isOver { refillOrClose() }
     if downstreamPressured && !isOver && !waiting.isEmpty {
       workerEnded(worker)
       return .pause
@@ -123,14 +146,22 @@ struct ConcurrentMapStateMachine<Input, Output> {
       workerEnded(worker)
       return endIsDue() ? .end : .stop
     }
-    let next = waiting.pop().unsafelyUnwrapped
-    taken += 1
-    running += 1
-    if underPressure && waiting.count <= bufferLimit / 2 {
+    if underPressure && waiting.count + pressuredInbox - 1 <= bufferLimit / 2 {
+      // This take brings the waiting events down to bufferLimit / 2: the release first, then the
+      // take (`.again`). Waking the senders costs this worker microseconds; an event taken before
+      // would start after them, finish after a later one another worker takes meanwhile, and
+      // stop that worker at the full window. (Under pressure every event went through the
+      // machine: the inbox is empty; its room grows.)
       underPressure = false
       releases = true
+      inbox.withLock { openLocked(&$0) }
+      return .again
     }
-    return .event(sequence: next.sequence, input: next.input)
+    let input = waiting.pop().unsafelyUnwrapped
+    let sequence = taken
+    taken += 1
+    running += 1
+    return .event(sequence: sequence, input: input)
   }
 
   /// After the downstream's release: the workers to start, and whether the end is due now.
@@ -156,6 +187,7 @@ struct ConcurrentMapStateMachine<Input, Output> {
   @inlinable
   mutating func workerEnded(_ worker: Int) {
     workers -= 1
+    closeInbox()
     // Its handle, if kept already; else remembered, so that it is not kept later.
     if tasks.removeValue(forKey: worker) == nil { endedWorkers.insert(worker) }
   }
@@ -224,10 +256,15 @@ struct ConcurrentMapStateMachine<Input, Output> {
       return .deliver(output)
     }
     isDelivering = false
-    let next = take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases)
+    // Fewer than maxConcurrent workers live only with the inbox closed and empty: nothing to move.
     var actions = Actions()
     workersToStart(&actions)
-    return .done(actions, next: next)
+    // A worker to start (this one counted as idle, about to take): this one takes after starting
+    // it. Taken first, its event would start only after the start's cost (a task, a thread to
+    // wake: microseconds), finish after the later event the new worker takes, and stop that one
+    // at the full window: a restart that causes the next.
+    if !actions.start.isEmpty { return .done(actions, next: .again) }
+    return .done(actions, next: take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases))
   }
 
   /// The upstream ended: returns whether the end is due at once (nothing waits or runs).
@@ -235,6 +272,8 @@ struct ConcurrentMapStateMachine<Input, Output> {
   mutating func endReceived(releases: inout Bool) -> Bool {
     guard !isOver, !upstreamEnded else { return false }
     upstreamEnded = true
+    // The inbox's events are the last ones; a later event goes to the machine, which ignores it.
+    closeInbox()
     // Nothing more can come from the producers it held back.
     if underPressure {
       underPressure = false
@@ -243,18 +282,19 @@ struct ConcurrentMapStateMachine<Input, Output> {
     return endIsDue()
   }
 
-  /// Disposed: forgets the waiting events and results; returns the tasks to cancel and whether
-  /// the gate must be released.
+  /// Disposed: forgets the waiting events (the inbox's too, closing it) and results; returns the
+  /// tasks to cancel, whether the gate must be released, and how many events were waiting.
   @inlinable
-  mutating func disposed() -> (tasks: [Task<Void, Never>], releases: Bool) {
+  mutating func disposed() -> (tasks: [Task<Void, Never>], releases: Bool, waiting: Int) {
     let releases = underPressure
     underPressure = false
     isOver = true
+    let waitingCount = waiting.count + emptyInbox()
     waiting = WorkQueue()
     completed = WorkQueue()
     for index in slots.indices { slots[index] = nil }
     let running = Array(tasks.values)
     tasks = [:]
-    return (running, releases)
+    return (running, releases, waitingCount)
   }
 }
