@@ -8,8 +8,24 @@ import Synchronization
 /// over with a release store and an acquire load, no lock. When the ring is full (the observer is
 /// far behind), events go to a locked overflow queue; while the overflow holds events, every new
 /// event goes there too, so the order is kept: the consumer takes the ring's (older) events first.
+/// What a tuple operator's sink reaches of an upstream's ``TupleQueue`` without knowing its type:
+/// ``moveNext``, made where the type is concrete, a `let` read through an unretained reference,
+/// so that `zip`'s non-generic core calls it retaining nothing.
 @usableFromInline
-final class TupleQueue<Value> {
+class TupleQueueCore {
+  /// Moves the oldest pushed event of the given queue (this one) into the tuple at the given
+  /// address, whose element is not set (``TupleQueue/moveNext(into:)``). Takes the queue as an
+  /// argument rather than capturing it: no reference cycle, no context to retain.
+  @usableFromInline let moveNext: (TupleQueueCore, UnsafeMutableRawPointer) -> Void
+
+  @inlinable
+  init(moveNext: @escaping (TupleQueueCore, UnsafeMutableRawPointer) -> Void) {
+    self.moveNext = moveNext
+  }
+}
+
+@usableFromInline
+final class TupleQueue<Value>: TupleQueueCore {
   // Thread safety: `ring` slots are written by the producer before it publishes them with `tail`
   // (releasing) and read by the consumer after it sees them (acquiring), and handed back the same
   // way with `head`; `isSet` is the consumer's; `overflow` is a `LockedState`.
@@ -35,6 +51,7 @@ final class TupleQueue<Value> {
   init(offset: Int) {
     self.offset = offset
     ring = .allocate(capacity: Self.ringCapacity)
+    super.init { queue, base in unsafeDowncast(queue, to: TupleQueue<Value>.self).moveNext(into: base) }
   }
 
   deinit {
@@ -107,6 +124,13 @@ final class TupleQueue<Value> {
     element.initialize(to: value)
     isSet = true
     return true
+  }
+
+  /// Moves the oldest pushed event into the tuple at `base`, whose element is not set (`zip`'s
+  /// queues, whose element is moved out with each tuple: `isSet` stays false).
+  @inlinable
+  func moveNext(into base: UnsafeMutableRawPointer) {
+    (base + offset).assumingMemoryBound(to: Value.self).initialize(to: pop())
   }
 
   @inlinable

@@ -87,13 +87,14 @@ struct TupleSlot {
   @usableFromInline let clear: (UnsafeMutableRawPointer) -> Void
   /// Whether the upstream's element is set: it has sent (read by the serializer's observer).
   @usableFromInline let hasSent: () -> Bool
-  /// Marks the element as not set, after its value was moved out (`zip` moves each tuple out;
-  /// `combineLatest` keeps it).
-  @usableFromInline let markCleared: () -> Void
+  /// The upstream's queue, for `zip`'s core, which moves each event out of it into the tuple
+  /// (``TupleQueueCore/moveNext``: `zip` moves each tuple out whole; `combineLatest` keeps its
+  /// tuple).
+  @usableFromInline let queue: TupleQueueCore
 
   @inlinable
   init<Value>(_ queue: TupleQueue<Value>) {
-    markCleared = { queue.isSet = false }
+    self.queue = queue
     storeNext = { base in queue.storeNext(in: base) }
     clear = { base in queue.clear(in: base) }
     hasSent = { queue.isSet }
