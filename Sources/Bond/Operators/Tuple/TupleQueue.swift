@@ -1,13 +1,5 @@
 import Synchronization
 
-/// The events an upstream sent that the serializer has not delivered yet, and where the latest one
-/// lives in the tuple.
-///
-/// A queue with one producer at a time (the upstream's delivery, serialized by the upstream) and
-/// one consumer at a time (the serializer's observer): a ring of ``ringCapacity`` events handed
-/// over with a release store and an acquire load, no lock. When the ring is full (the observer is
-/// far behind), events go to a locked overflow queue; while the overflow holds events, every new
-/// event goes there too, so the order is kept: the consumer takes the ring's (older) events first.
 /// What a tuple operator's sink reaches of an upstream's ``TupleQueue`` without knowing its type:
 /// ``moveNext``, made where the type is concrete, a `let` read through an unretained reference,
 /// so that `zip`'s non-generic core calls it retaining nothing.
@@ -24,6 +16,14 @@ class TupleQueueCore {
   }
 }
 
+/// The events an upstream sent that the serializer has not delivered yet, and where the latest one
+/// lives in the tuple.
+///
+/// A queue with one producer at a time (the upstream's delivery, serialized by the upstream) and
+/// one consumer at a time (the serializer's observer): a ring of ``ringCapacity`` events handed
+/// over with a release store and an acquire load, no lock. When the ring is full (the observer is
+/// far behind), events go to a locked overflow queue; while the overflow holds events, every new
+/// event goes there too, so the order is kept: the consumer takes the ring's (older) events first.
 @usableFromInline
 final class TupleQueue<Value>: TupleQueueCore {
   // Thread safety: `ring` slots are written by the producer before it publishes them with `tail`
