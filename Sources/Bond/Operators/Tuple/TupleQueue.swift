@@ -1,12 +1,16 @@
 import Synchronization
 
 /// What a tuple operator's sink reaches of an upstream's ``TupleQueue`` without knowing its type:
-/// ``moveNext``, made where the type is concrete, a `let` read through an unretained reference,
-/// so that `zip`'s non-generic core calls it retaining nothing.
+/// ``isSet`` and ``moveNext``, made where the type is concrete, a `let` read through an unretained
+/// reference, so that `zip`'s non-generic core calls it retaining nothing.
 @usableFromInline
 class TupleQueueCore {
+  /// Whether the upstream's element of the tuple is initialized. Touched only by the serializer's
+  /// observer (or the direct path, holding its rights), one call at a time: the runtime exclusivity
+  /// check is skipped (it costs more than the rest of an event).
+  @exclusivity(unchecked) @usableFromInline final var isSet = false
   /// Moves the oldest pushed event of the given queue (this one) into the tuple at the given
-  /// address, whose element is not set (``TupleQueue/moveNext(into:)``). Takes the queue as an
+  /// address, whose element is not set (``TupleQueue/storeNext(in:)``). Takes the queue as an
   /// argument rather than capturing it: no reference cycle, no context to retain.
   @usableFromInline let moveNext: (TupleQueueCore, UnsafeMutableRawPointer) -> Void
 
@@ -35,9 +39,6 @@ final class TupleQueue<Value>: TupleQueueCore {
 
   /// The byte offset of this upstream's element in the tuple.
   @usableFromInline let offset: Int
-  /// Whether the element is initialized. Touched only by the serializer's observer, one call at a
-  /// time: the runtime exclusivity check is skipped (it costs more than the rest of an event).
-  @exclusivity(unchecked) @usableFromInline var isSet = false
   @usableFromInline let ring: UnsafeMutablePointer<Value>
   /// The count of events popped (written by the consumer) and pushed (by the producer).
   @usableFromInline let head = Atomic<Int>(0)
@@ -51,7 +52,7 @@ final class TupleQueue<Value>: TupleQueueCore {
   init(offset: Int) {
     self.offset = offset
     ring = .allocate(capacity: Self.ringCapacity)
-    super.init { queue, base in unsafeDowncast(queue, to: TupleQueue<Value>.self).moveNext(into: base) }
+    super.init { queue, base in _ = unsafeDowncast(queue, to: TupleQueue<Value>.self).storeNext(in: base) }
   }
 
   deinit {
@@ -124,13 +125,6 @@ final class TupleQueue<Value>: TupleQueueCore {
     element.initialize(to: value)
     isSet = true
     return true
-  }
-
-  /// Moves the oldest pushed event into the tuple at `base`, whose element is not set (`zip`'s
-  /// queues, whose element is moved out with each tuple: `isSet` stays false).
-  @inlinable
-  func moveNext(into base: UnsafeMutableRawPointer) {
-    (base + offset).assumingMemoryBound(to: Value.self).initialize(to: pop())
   }
 
   @inlinable

@@ -4,8 +4,9 @@
 /// calls the observer with no lock held.
 @usableFromInline
 class ZipCore: TupleDirectSink {
-  /// Each source's queue, unretained (the tuple's slots hold them for the sink's life), whose
-  /// ``TupleQueueCore/moveNext`` moves its oldest event into the tuple: a call retains nothing.
+  /// Each source's queue, unretained (the tuple's slots hold them for the sink's life): the tuple
+  /// holds each source's oldest unmatched event (`isSet`), its queue the later ones, which
+  /// ``TupleQueueCore/moveNext`` moves into the tuple in turn. A call retains nothing.
   @usableFromInline let queues: UnsafeMutableBufferPointer<Unmanaged<TupleQueueCore>>
   /// Moves the tuple out and calls the observer with it (made where `Event` is concrete).
   @usableFromInline let deliverTuple: () -> Void
@@ -82,26 +83,46 @@ class ZipCore: TupleDirectSink {
     }
   }
 
+  /// `position`'s event was queued: moved into the tuple if it is its source's oldest unmatched one.
   @inlinable
   final func receive(_ position: Int) {
     guard position >= 0 else { return receiveMarker(position) }
+    let isOldest = !machine.hasUnmatched(position)
+    if isOldest && !machine.hasEnded { moveNext(position) }
+    received(position)
+  }
+
+  /// The direct path: `position`'s event is in the tuple (`isItsFirst`) or queued behind its
+  /// source's oldest unmatched one.
+  @inlinable
+  final override func receiveDirect(_ position: Int, isItsFirst: Bool) {
+    received(position)
+  }
+
+  @inlinable
+  final func moveNext(_ position: Int) {
+    queues[position]._withUnsafeGuaranteedRef { $0.moveNext($0, base) }
+  }
+
+  /// `position`'s event is in the tuple or queued: when the tuple is complete, moves it out to the
+  /// observer, then the next unmatched event of each source into it.
+  @inlinable
+  final func received(_ position: Int) {
     guard machine.eventQueued(position: position) else {
       if let sourceGates { holdBackIfFull(position, gates: sourceGates) }
       return
     }
-    // Every upstream has an event queued: move the n-th of each into the tuple (whose elements are
-    // all unset: each tuple is moved out whole), then the tuple out.
-    for index in queues.indices { queues[index]._withUnsafeGuaranteedRef { $0.moveNext($0, base) } }
+    // Every element is set: marked cleared now, moved out by `deliverTuple` (nothing reads the
+    // tuple in between).
+    for index in queues.indices { queues[index]._withUnsafeGuaranteedRef { $0.isSet = false } }
     let ends = machine.tupleDelivered()
     if let sourceGates { releaseDrained(gates: sourceGates) }
     deliverTuple()
+    // The sources with more unmatched events: the next of each into the tuple.
+    if !ends {
+      for index in queues.indices where machine.hasUnmatched(index) { moveNext(index) }
+    }
     if ends { inbox.end(registered: registered, finished: finished) }
-  }
-
-  /// The direct path: `position`'s event was queued, as for ``receive(_:)``.
-  @inlinable
-  final override func receiveDirect(_ position: Int, isItsFirst: Bool) {
-    receive(position)
   }
 
   @inlinable

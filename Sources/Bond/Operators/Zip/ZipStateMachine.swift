@@ -32,6 +32,10 @@ struct ZipStateMachine {
   @inlinable
   func pending(_ position: Int) -> Int { queued[position] - delivered }
 
+  /// Whether the source at `position` has an event buffered, not matched yet.
+  @inlinable
+  func hasUnmatched(_ position: Int) -> Bool { queued[position] != delivered }
+
   /// A source's event was buffered.
   /// - Returns: whether a tuple is complete: take one event of each source and deliver it, then
   ///   call ``tupleDelivered()``.
