@@ -144,6 +144,37 @@ import Testing
     disposable.dispose()
   }
 
+  /// Unmatched events, the oldest of a source held in the tuple and the later ones in its queue, are
+  /// released with the observation, once each; those matched are delivered in order.
+  @Test func unmatchedEventsAreReleasedWithTheObservation() {
+    final class Box {
+      let value: Int
+      init(_ value: Int) { self.value = value }
+    }
+    let a = EventProducer<Box>()
+    let b = EventProducer<Box>()
+    let log = Recorder<String>()
+    weak var oldest: Box?
+    weak var queued: Box?
+    var disposable: (any DisposableType)? = a.zipWith(b).observe { log.add("\($0.value)\($1.value)") }
+    do {
+      a.next(Box(1))
+      b.next(Box(1))
+      let first = Box(2)
+      let second = Box(3)
+      (oldest, queued) = (first, second)
+      a.next(first)
+      a.next(second)
+    }
+    #expect(oldest != nil && queued != nil)
+    b.next(Box(2))
+    #expect(oldest == nil && queued != nil)
+    disposable?.dispose()
+    disposable = nil
+    #expect(queued == nil)
+    #expect(log.items == ["11", "22"])
+  }
+
   @Test func stateMachine() {
     var machine = ZipStateMachine(sourceCount: 2)
     var results: [Bool] = []

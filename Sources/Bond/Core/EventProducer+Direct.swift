@@ -32,8 +32,10 @@ extension EventProducer {
   /// not disposed, and gives the rights back as ``next(_:)`` does. Returns `false`, doing nothing,
   /// when another thread (or this one, from inside a delivery) holds the rights.
   ///
-  /// - Parameter serialAccess: the inbox's debug check of the sink's serialized state, entered
-  ///   around `deliver` as around the observer's closure.
+  /// - Parameters:
+  ///   - serialAccess: the inbox's debug check of the sink's serialized state, entered around
+  ///     `deliver` as around the observer's closure.
+  ///   - deliver: the call of the sink, in place of a delivery to the single observer.
   @inlinable @inline(__always)
   func deliverToSoleObserverIfIdle(_ serialAccess: SerialAccessCheck, _ deliver: () -> Void) -> Bool {
     // acquiringAndReleasing: as `performIfIdle`, acquires the sink's state the last holder released.

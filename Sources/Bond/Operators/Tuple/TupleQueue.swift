@@ -1,5 +1,25 @@
 import Synchronization
 
+/// What a tuple operator's sink reaches of an upstream's ``TupleQueue`` without knowing its type:
+/// ``isSet`` and ``moveNext``, made where the type is concrete, a `let` read through an unretained
+/// reference, so that `zip`'s non-generic core calls it retaining nothing.
+@usableFromInline
+class TupleQueueCore {
+  /// Whether the upstream's element of the tuple is initialized. Touched only by the serializer's
+  /// observer (or the direct path, holding its rights), one call at a time: the runtime exclusivity
+  /// check is skipped (it costs more than the rest of an event).
+  @exclusivity(unchecked) @usableFromInline final var isSet = false
+  /// Moves the oldest pushed event of the given queue (this one) into the tuple at the given
+  /// address, whose element is not set (``TupleQueue/storeNext(in:)``). Takes the queue as an
+  /// argument rather than capturing it: no reference cycle, no context to retain.
+  @usableFromInline let moveNext: (TupleQueueCore, UnsafeMutableRawPointer) -> Void
+
+  @inlinable
+  init(moveNext: @escaping (TupleQueueCore, UnsafeMutableRawPointer) -> Void) {
+    self.moveNext = moveNext
+  }
+}
+
 /// The events an upstream sent that the serializer has not delivered yet, and where the latest one
 /// lives in the tuple.
 ///
@@ -9,7 +29,7 @@ import Synchronization
 /// far behind), events go to a locked overflow queue; while the overflow holds events, every new
 /// event goes there too, so the order is kept: the consumer takes the ring's (older) events first.
 @usableFromInline
-final class TupleQueue<Value> {
+final class TupleQueue<Value>: TupleQueueCore {
   // Thread safety: `ring` slots are written by the producer before it publishes them with `tail`
   // (releasing) and read by the consumer after it sees them (acquiring), and handed back the same
   // way with `head`; `isSet` is the consumer's; `overflow` is a `LockedState`.
@@ -19,9 +39,6 @@ final class TupleQueue<Value> {
 
   /// The byte offset of this upstream's element in the tuple.
   @usableFromInline let offset: Int
-  /// Whether the element is initialized. Touched only by the serializer's observer, one call at a
-  /// time: the runtime exclusivity check is skipped (it costs more than the rest of an event).
-  @exclusivity(unchecked) @usableFromInline var isSet = false
   @usableFromInline let ring: UnsafeMutablePointer<Value>
   /// The count of events popped (written by the consumer) and pushed (by the producer).
   @usableFromInline let head = Atomic<Int>(0)
@@ -35,6 +52,7 @@ final class TupleQueue<Value> {
   init(offset: Int) {
     self.offset = offset
     ring = .allocate(capacity: Self.ringCapacity)
+    super.init { queue, base in _ = unsafeDowncast(queue, to: TupleQueue<Value>.self).storeNext(in: base) }
   }
 
   deinit {

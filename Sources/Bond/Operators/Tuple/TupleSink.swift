@@ -41,8 +41,9 @@ class TupleDirectSink {
     self.buffersEvents = buffersEvents
   }
 
-  /// An event of the upstream at `position` was stored into the tuple (`isItsFirst`: its first), or
-  /// queued when the sink `buffersEvents`; called on the direct path, holding the inbox's rights.
+  /// An event of the upstream at `position` was stored into the tuple (`isItsFirst`: its first; when
+  /// the sink `buffersEvents`: it was stored, the upstream having nothing unmatched, else queued);
+  /// called on the direct path, holding the inbox's rights.
   @inlinable
   func receiveDirect(_ position: Int, isItsFirst: Bool) {
     preconditionFailure("TupleDirectSink.receiveDirect: every tuple sink overrides it")

@@ -25,9 +25,9 @@ struct TupleSource {
   /// end (``TupleMarkers/ended(position:)``).
   ///
   /// With the inbox idle, an event takes the direct path (`EventProducer+Direct.swift`) to `sink`:
-  /// stored into the tuple at once and `sink.receiveDirect(_:isItsFirst:)` called (`combineLatest`),
-  /// or queued and `sink.receiveDirect` called (`zip`, whose sink `buffersEvents`); else the
-  /// position goes into the inbox as before.
+  /// stored into the tuple at once and `sink.receiveDirect(_:isItsFirst:)` called (`combineLatest`;
+  /// `zip`, whose sink `buffersEvents`, when the upstream has nothing unmatched, else queued behind
+  /// its oldest); else the position goes into the inbox as before.
   @usableFromInline typealias Observe = (
     _ position: Int, _ inbox: Inbox<Int>, _ sink: TupleDirectSink, _ forwardsRegistered: Bool,
     _ pressure: FlowGate?
@@ -49,11 +49,23 @@ struct TupleSource {
         // The closures hold the inbox and the queue: they live while the upstream can send.
         let link = InboxLink(inbox, sink: sink)
         let registered = forwardsRegistered ? TupleMarkers.registered : nil
+        let base = sink.base  // the tuple's address, for zip's closure (its own capture list)
         let event: (Upstream.Event) -> Void =
           sink.buffersEvents
           ? { event in
-            queue.push(event)
-            if !link.deliverIfIdle({ $0.receiveDirect(position, isItsFirst: false) }) { link.next(position) }
+            // Idle inbox: the sink knows every event of this upstream; its oldest unmatched one, if
+            // any, is in the tuple (`isSet`), the others queued behind it.
+            let direct = link.deliverIfIdle { sink in
+              guard !queue.isSet else {
+                queue.push(event)
+                return sink.receiveDirect(position, isItsFirst: false)
+              }
+              sink.receiveDirect(position, isItsFirst: queue.store(event, in: base))
+            }
+            if !direct {
+              queue.push(event)
+              link.next(position)
+            }
           }
           : { event in
             // Idle inbox: nothing of this upstream is queued, so the event is its next one.
@@ -87,13 +99,14 @@ struct TupleSlot {
   @usableFromInline let clear: (UnsafeMutableRawPointer) -> Void
   /// Whether the upstream's element is set: it has sent (read by the serializer's observer).
   @usableFromInline let hasSent: () -> Bool
-  /// Marks the element as not set, after its value was moved out (`zip` moves each tuple out;
-  /// `combineLatest` keeps it).
-  @usableFromInline let markCleared: () -> Void
+  /// The upstream's queue, for `zip`'s core, which moves each event out of it into the tuple
+  /// (``TupleQueueCore/moveNext``: `zip` moves each tuple out whole; `combineLatest` keeps its
+  /// tuple).
+  @usableFromInline let queue: TupleQueueCore
 
   @inlinable
   init<Value>(_ queue: TupleQueue<Value>) {
-    markCleared = { queue.isSet = false }
+    self.queue = queue
     storeNext = { base in queue.storeNext(in: base) }
     clear = { base in queue.clear(in: base) }
     hasSent = { queue.isSet }

@@ -1,9 +1,17 @@
-/// The single observer of a `zip` observation's inbox: it owns the tuple being delivered and the
-/// state, and calls the observer with no lock held.
+/// The single observer of a `zip` observation's inbox: the state and the per-event work, not
+/// generic (``ZipSink`` adds the tuple's type), so that its code is compiled once, optimized, and
+/// reached on the direct path through the base class without a generic (unspecialized) body. It
+/// calls the observer with no lock held.
 @usableFromInline
-final class ZipSink<Event>: TupleDirectSink, TupleSink {
-  @usableFromInline let output: InboxSinkOutput<Event, Int>
-  @usableFromInline let tuple: TupleStorage<Event>
+class ZipCore: TupleDirectSink {
+  /// Each source's queue, unretained (the tuple's slots hold them for the sink's life): the tuple
+  /// holds each source's oldest unmatched event (`isSet`), its queue the later ones, which
+  /// ``TupleQueueCore/moveNext`` moves into the tuple in turn. A call retains nothing.
+  @usableFromInline let queues: UnsafeMutableBufferPointer<Unmanaged<TupleQueueCore>>
+  /// Moves the tuple out and calls the observer with it (made where `Event` is concrete).
+  @usableFromInline let deliverTuple: () -> Void
+  @usableFromInline let inbox: Inbox<Int>
+  @usableFromInline let finished: (() -> Void)?
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
   @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
   @exclusivity(unchecked) @usableFromInline var machine: ZipStateMachine
@@ -13,26 +21,29 @@ final class ZipSink<Event>: TupleDirectSink, TupleSink {
   @usableFromInline let stagePressure: FlowGate?
   /// Which sources this sink holds back (too many of their events unmatched).
   @exclusivity(unchecked) @usableFromInline var heldBack: [Bool]
-  /// Moves the tuple out and calls the observer with it: made where `Event` is concrete, so that
-  /// ``receive(_:)``, reached through the base class on the direct path (where the code is not
-  /// specialized for `Event`), moves the tuple with specialized code.
-  @usableFromInline let deliverTuple: () -> Void
 
   @inlinable
-  init(slots: [TupleSlot], inbox: Inbox<Int>, observer: EventObserver<Event>) {
-    output = InboxSinkOutput(inbox: inbox, observer: observer)
-    tuple = TupleStorage(slots: slots)
+  init(
+    slots: [TupleSlot],
+    base: UnsafeMutableRawPointer,
+    inbox: Inbox<Int>,
+    observer: (registered: (() -> Void)?, finished: (() -> Void)?, pressure: FlowGate?),
+    deliverTuple: @escaping () -> Void
+  ) {
+    queues = .allocate(capacity: slots.count)
+    _ = queues.initialize(from: slots.lazy.map { .passUnretained($0.queue) })
+    self.deliverTuple = deliverTuple
+    self.inbox = inbox
+    finished = observer.finished
     registered = observer.registered
     machine = ZipStateMachine(sourceCount: slots.count)
     stagePressure = observer.pressure
     heldBack = Array(repeating: false, count: slots.count)
-    let (observer, pointer) = (output.observer, tuple.pointer)
-    deliverTuple = { observer(pointer.move()) }
-    super.init(base: tuple.base, buffersEvents: true)
+    super.init(base: base, buffersEvents: true)
   }
 
   deinit {
-    tuple.release()
+    queues.deallocate()
     // The observation is over: its sources are no longer held back, by it or by the stage.
     if let sourceGates {
       for (position, gate) in sourceGates.enumerated() {
@@ -51,58 +62,107 @@ final class ZipSink<Event>: TupleDirectSink, TupleSink {
   static var boundsUnmatched: Bool { true }
 
   @inlinable
-  func hold(back sourceGates: [FlowGate]) {
+  final func hold(back sourceGates: [FlowGate]) {
     self.sourceGates = sourceGates
   }
 
   /// After `position`'s event was queued: holds the source back at the limit.
   @inlinable
-  func holdBackIfFull(_ position: Int, gates: [FlowGate]) {
-    guard !heldBack[position], machine.pending[position] >= Self.unmatchedLimit else { return }
+  final func holdBackIfFull(_ position: Int, gates: [FlowGate]) {
+    guard !heldBack[position], machine.pending(position) >= Self.unmatchedLimit else { return }
     heldBack[position] = true
     gates[position].raise()
   }
 
   /// After a tuple: lets go of the sources back down to half of the limit.
   @inlinable
-  func releaseDrained(gates: [FlowGate]) {
-    for position in gates.indices where heldBack[position] && machine.pending[position] <= Self.unmatchedLimit / 2 {
+  final func releaseDrained(gates: [FlowGate]) {
+    for position in gates.indices where heldBack[position] && machine.pending(position) <= Self.unmatchedLimit / 2 {
       heldBack[position] = false
       gates[position].release()
     }
   }
 
+  /// `position`'s event was queued: moved into the tuple if it is its source's oldest unmatched one.
   @inlinable
-  func receive(_ position: Int) {
+  final func receive(_ position: Int) {
     guard position >= 0 else { return receiveMarker(position) }
+    let isOldest = !machine.hasUnmatched(position)
+    if isOldest && !machine.hasEnded { moveNext(position) }
+    received(position)
+  }
+
+  /// The direct path: `position`'s event is in the tuple (`isItsFirst`) or queued behind its
+  /// source's oldest unmatched one.
+  @inlinable
+  final override func receiveDirect(_ position: Int, isItsFirst: Bool) {
+    received(position)
+  }
+
+  @inlinable
+  final func moveNext(_ position: Int) {
+    queues[position]._withUnsafeGuaranteedRef { $0.moveNext($0, base) }
+  }
+
+  /// `position`'s event is in the tuple or queued: when the tuple is complete, moves it out to the
+  /// observer, then the next unmatched event of each source into it.
+  @inlinable
+  final func received(_ position: Int) {
     guard machine.eventQueued(position: position) else {
       if let sourceGates { holdBackIfFull(position, gates: sourceGates) }
       return
     }
-    // Every upstream has an event queued: move the n-th of each into the tuple, then out of it.
-    // By index, not `for slot in`: copying a slot out of the array retains its four closures.
-    let slots = tuple.slots
-    for index in slots.indices { _ = slots[index].storeNext(tuple.base) }
-    // Marked cleared now, moved out by `deliverTuple` (nothing reads the tuple in between).
-    for index in slots.indices { slots[index].markCleared() }
+    // Every element is set: marked cleared now, moved out by `deliverTuple` (nothing reads the
+    // tuple in between).
+    for index in queues.indices { queues[index]._withUnsafeGuaranteedRef { $0.isSet = false } }
     let ends = machine.tupleDelivered()
     if let sourceGates { releaseDrained(gates: sourceGates) }
     deliverTuple()
-    if ends { end() }
-  }
-
-  /// The direct path: `position`'s event was queued, as for ``receive(_:)``.
-  @inlinable
-  override func receiveDirect(_ position: Int, isItsFirst: Bool) {
-    receive(position)
+    // The sources with more unmatched events: the next of each into the tuple.
+    if !ends {
+      for index in queues.indices where machine.hasUnmatched(index) { moveNext(index) }
+    }
+    if ends { inbox.end(registered: registered, finished: finished) }
   }
 
   @inlinable
-  func receiveMarker(_ marker: Int) {
+  final func receiveMarker(_ marker: Int) {
     if marker == TupleMarkers.registered {
-      if machine.sourceRegistered() { callRegistered() }
+      if machine.sourceRegistered() {
+        let registered = self.registered
+        self.registered = nil
+        registered?()
+      }
       return
     }
-    if machine.sourceEnded(position: TupleMarkers.position(ofEnded: marker)) { end() }
+    if machine.sourceEnded(position: TupleMarkers.position(ofEnded: marker)) {
+      inbox.end(registered: registered, finished: finished)
+    }
+  }
+}
+
+/// A `zip` observation's sink: ``ZipCore`` with the tuple, whose type is the observation's event.
+@usableFromInline
+final class ZipSink<Event>: ZipCore, TupleSink {
+  @usableFromInline let output: InboxSinkOutput<Event, Int>
+  @usableFromInline let tuple: TupleStorage<Event>
+
+  @inlinable
+  init(slots: [TupleSlot], inbox: Inbox<Int>, observer: EventObserver<Event>) {
+    output = InboxSinkOutput(inbox: inbox, observer: observer)
+    let tuple = TupleStorage<Event>(slots: slots)
+    self.tuple = tuple
+    let (event, pointer) = (observer.event, tuple.pointer)
+    super.init(
+      slots: slots,
+      base: tuple.base,
+      inbox: inbox,
+      observer: (observer.registered, observer.finished, observer.pressure),
+      deliverTuple: { event(pointer.move()) }
+    )
+  }
+
+  deinit {
+    tuple.release()
   }
 }

@@ -5,8 +5,12 @@
 /// concurrently), so it needs no lock and can be tested with no threads.
 @usableFromInline
 struct ZipStateMachine {
-  /// The unmatched events buffered per source.
-  @usableFromInline var pending: [Int]
+  /// The events queued per source since the start. A source's unmatched events are its count less
+  /// the tuples delivered: a tuple changes one count, not one per source (each write of an array
+  /// held by the sink checks that the array is not shared).
+  @usableFromInline var queued: [Int]
+  /// The tuples delivered.
+  @usableFromInline var delivered = 0
   /// Whether each source has ended.
   @usableFromInline var ended: [Bool]
   /// The sources with nothing buffered.
@@ -18,11 +22,19 @@ struct ZipStateMachine {
 
   @inlinable
   init(sourceCount: Int) {
-    pending = Array(repeating: 0, count: sourceCount)
+    queued = Array(repeating: 0, count: sourceCount)
     ended = Array(repeating: false, count: sourceCount)
     emptySources = sourceCount
     unregisteredSources = sourceCount
   }
+
+  /// The unmatched events buffered of the source at `position`.
+  @inlinable
+  func pending(_ position: Int) -> Int { queued[position] - delivered }
+
+  /// Whether the source at `position` has an event buffered, not matched yet.
+  @inlinable
+  func hasUnmatched(_ position: Int) -> Bool { queued[position] != delivered }
 
   /// A source's event was buffered.
   /// - Returns: whether a tuple is complete: take one event of each source and deliver it, then
@@ -30,8 +42,8 @@ struct ZipStateMachine {
   @inlinable
   mutating func eventQueued(position: Int) -> Bool {
     guard !hasEnded else { return false }
-    if pending[position] == 0 { emptySources -= 1 }
-    pending[position] += 1
+    if queued[position] == delivered { emptySources -= 1 }
+    queued[position] += 1
     return emptySources == 0
   }
 
@@ -39,13 +51,11 @@ struct ZipStateMachine {
   /// - Returns: whether the observation ends after this tuple: an ended source has nothing left.
   @inlinable
   mutating func tupleDelivered() -> Bool {
+    delivered += 1
     var ends = false
-    for position in pending.indices {
-      pending[position] -= 1
-      if pending[position] == 0 {
-        emptySources += 1
-        if ended[position] { ends = true }
-      }
+    for position in queued.indices where queued[position] == delivered {
+      emptySources += 1
+      if ended[position] { ends = true }
     }
     if ends { hasEnded = true }
     return ends
@@ -65,7 +75,7 @@ struct ZipStateMachine {
   mutating func sourceEnded(position: Int) -> Bool {
     guard !hasEnded else { return false }
     ended[position] = true
-    if pending[position] == 0 { hasEnded = true }
+    if pending(position) == 0 { hasEnded = true }
     return hasEnded
   }
 }
