@@ -24,9 +24,6 @@ import Dispatch
 import Foundation
 import Histogram
 
-/// One engine of the alternation: its name and how to set it up on a recorder.
-typealias TailEngine = (name: String, setUp: (Recorder) -> ((UInt64) -> Void, () -> Void))
-
 /// What one measured run gave.
 struct TailRun {
   var p50 = 0.0
@@ -91,7 +88,7 @@ final class PinnedThreadFlag: @unchecked Sendable {
 }
 
 /// Runs `engine` once (warm-up, then `options.events` recorded) and reads its tail.
-func tailRun(_ options: Options, _ engine: TailEngine) -> TailRun {
+func tailRun(_ options: Options, _ engine: LatencyEngine) -> TailRun {
   let recorder = Recorder(pin: options.pin)
   recorder.lateAfter = 100_000
   recorder.late.reserveCapacity(options.events)
@@ -124,25 +121,7 @@ func tailRun(_ options: Options, _ engine: TailEngine) -> TailRun {
 
 func runTail(_ options: Options) {
   if options.pin { pin(toCPU: 0) }
-  let engines: [TailEngine] = [
-    (
-      "Bond deliverOn",
-      { recorder in
-        let producer = EventProducer<UInt64>()
-        let observation = producer.deliverOn(DispatchQueue(label: "latency.deliverOn")).observe {
-          recorder.receive($0)
-        }
-        return ({ producer.next($0) }, { observation.dispose() })
-      }
-    ),
-    (
-      "DispatchQueue.async",
-      { recorder in
-        let queue = DispatchQueue(label: "latency.async")
-        return ({ stamp in queue.async { recorder.receive(stamp) } }, {})
-      }
-    ),
-  ]
+  let engines = [deliverOnEngine(), queueAsyncEngine()]
   print(
     "S7 tail: \(options.rounds) rounds of \(options.events) events at \(options.rate)/s per engine, µs"
       + (options.pin ? "; sender on CPU 0, delivering threads on CPU 1" : "")

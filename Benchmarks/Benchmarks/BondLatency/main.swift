@@ -142,19 +142,40 @@ func dedicated(
   )
 }
 
+/// An engine of the S7 table: its name, and how to set it up on a recorder (returns the send and the
+/// tear-down).
+typealias LatencyEngine = (name: String, setUp: (Recorder) -> ((UInt64) -> Void, () -> Void))
+
+/// Bond `deliverOn` on a serial DispatchQueue (S7's and `tail`'s). A function, not a global: top-level
+/// code is main-actor isolated.
+func deliverOnEngine() -> LatencyEngine {
+  (
+    "Bond deliverOn",
+    { recorder in
+      let producer = EventProducer<UInt64>()
+      let observation = producer.deliverOn(DispatchQueue(label: "latency.deliverOn")).observe { recorder.receive($0) }
+      return ({ producer.next($0) }, { observation.dispose() })
+    }
+  )
+}
+
+/// A bare `DispatchQueue.async` per event (S7's and `tail`'s).
+func queueAsyncEngine() -> LatencyEngine {
+  (
+    "DispatchQueue.async",
+    { recorder in
+      let queue = DispatchQueue(label: "latency.async")
+      return ({ stamp in queue.async { recorder.receive(stamp) } }, {})
+    }
+  )
+}
+
 /// Everything runs here, not in top-level code: closures formed there would be main-actor isolated,
 /// and the runtime checks that isolation when the delivery queue calls them.
 func runAll(_ options: Options) {
   if options.pin { pin(toCPU: 0) }
   let engines: [(String, (Recorder) -> ((UInt64) -> Void, () -> Void))] = [
-    (
-      "Bond deliverOn",
-      { recorder in
-        let producer = EventProducer<UInt64>()
-        let observation = producer.deliverOn(DispatchQueue(label: "latency.deliverOn")).observe { recorder.receive($0) }
-        return ({ producer.next($0) }, { observation.dispose() })
-      }
-    ),
+    deliverOnEngine(),
     dedicated("busySpin", .busySpin),
     dedicated("yield", .yield),
     dedicated("spinThenPark", .spinThenPark()),
@@ -178,13 +199,7 @@ func runAll(_ options: Options) {
         return ({ subject.send($0) }, { cancellable.cancel() })
       }
     ),
-    (
-      "DispatchQueue.async",
-      { recorder in
-        let queue = DispatchQueue(label: "latency.async")
-        return ({ stamp in queue.async { recorder.receive(stamp) } }, {})
-      }
-    ),
+    queueAsyncEngine(),
   ]
 
   let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9)]
