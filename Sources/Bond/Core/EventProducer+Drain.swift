@@ -186,13 +186,27 @@ extension EventProducer {
   }
 
   /// Delivers `event` to every registered observer that is not disposed, and records it for replay.
-  @inlinable
+  // Always inlined, and the common case, one observer, without the loop: a `next` that its caller
+  // does not inline (a second call site in the same function is enough) paid a call, a loop and
+  // six callee-saved registers per event; the loop over several observers is a call of its own.
+  @inlinable @inline(__always)
   func deliverDraining(_ event: Event) {
     checkRights()
     // After the end an event reaches nobody and enters no replay: the end cleared
     // `recordsReplay` and `observersCount`, so this costs no check of its own.
     if recordsReplay { replay.append(event) }
     guard let observers else { return }
+    guard observersCount == 1 else { return deliverDraining(event, toEachOf: observers) }
+    observers[0]._withUnsafeGuaranteedRef { box in
+      // acquiring: sees the flag of a disposal that happened before (its `dispose()` returned).
+      if !box.observation.disposed.load(ordering: .acquiring) { box.handler(event) }
+    }
+  }
+
+  /// ``deliverDraining(_:)``'s loop: delivers `event` to each of the `observersCount` observers
+  /// (the holder of the delivery rights only).
+  @inlinable @inline(never)
+  func deliverDraining(_ event: Event, toEachOf observers: UnsafeMutablePointer<Unmanaged<ObserverBox<Event>>>) {
     // Registrations and purges never run inside this loop (they are work items of their own), so
     // the buffer is stable while observers run.
     for index in 0..<observersCount {

@@ -25,9 +25,10 @@ struct TupleSource {
   /// end (``TupleMarkers/ended(position:)``).
   ///
   /// With the inbox idle, an event takes the direct path (`EventProducer+Direct.swift`) to `sink`:
-  /// stored into the tuple at once and `sink.receiveDirect(_:isItsFirst:)` called (`combineLatest`;
-  /// `zip`, whose sink `buffersEvents`, when the upstream has nothing unmatched, else queued behind
-  /// its oldest); else the position goes into the inbox as before.
+  /// stored into the tuple at once and the sink called (`combineLatest`, through
+  /// ``CombineLatestCore/eventClosure(_:_:_:_:)``; `zip`, whose sink `buffersEvents`, through
+  /// `sink.receiveDirect(_:isItsFirst:)`, when the upstream has nothing unmatched, else queued
+  /// behind its oldest); else the position goes into the inbox as before.
   @usableFromInline typealias Observe = (
     _ position: Int, _ inbox: Inbox<Int>, _ sink: TupleDirectSink, _ forwardsRegistered: Bool,
     _ pressure: FlowGate?
@@ -67,13 +68,7 @@ struct TupleSource {
               link.next(position)
             }
           }
-          : { event in
-            // Idle inbox: nothing of this upstream is queued, so the event is its next one.
-            if !link.deliverIfIdle({ $0.receiveDirect(position, isItsFirst: queue.store(event, in: $0.base)) }) {
-              queue.push(event)
-              link.next(position)
-            }
-          }
+          : CombineLatestCore.eventClosure(position, inbox, sink, queue)
         return upstream.observe(
           with: EventObserver(
             event,
