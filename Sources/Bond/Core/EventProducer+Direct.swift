@@ -60,6 +60,8 @@ extension EventProducer {
     // A registered observer implies the buffer (`registerDraining` allocates it first).
     guard observersCount == 1 else { return false }
     // acquiring: as `deliverDraining`'s check, sees the flag of a disposal that happened before.
-    return observers.unsafelyUnwrapped[0]._withUnsafeGuaranteedRef { !$0.observation.disposed.load(ordering: .acquiring) }
+    return observers.unsafelyUnwrapped[0]._withUnsafeGuaranteedRef {
+      !$0.observation.disposed.load(ordering: .acquiring)
+    }
   }
 }
