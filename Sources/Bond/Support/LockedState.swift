@@ -25,6 +25,12 @@ package struct LockedState<State>: @unchecked Sendable {
     storage = LockStorage.make(state)
   }
 
+  /// The lock of an existing storage (one made with ``LockStorage/make(_:)``, perhaps on first use).
+  @inlinable
+  init(storage: LockStorage<State>) {
+    self.storage = storage
+  }
+
   /// Runs `body` with exclusive access to the state.
   @inlinable
   package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
