@@ -242,4 +242,31 @@ import Testing
     observation?.dispose()
     #expect(weakProducer == nil)
   }
+
+  /// The first observer has a slot of its own and the others a buffer (grown past 4): disposals in
+  /// any order keep the rest in registration order, release the disposed closures, and a later
+  /// observer takes the first slot again once it is free.
+  @Test func observersKeepTheirOrderAcrossDisposalsAndGrowth() {
+    let producer = EventProducer<Int>()
+    let calls = Recorder<Int>()
+    var observations = (0..<7).map { index in producer.observe { calls.add(index * 100 + $0) } }
+    producer.next(1)
+    #expect(calls.items == (0..<7).map { $0 * 100 + 1 })
+    for index in [0, 3, 6] { observations[index].dispose() }
+    producer.next(2)
+    #expect(calls.items.suffix(4) == [102, 202, 402, 502])
+    weak var weakTracked: Tracked?
+    do {
+      let tracked = Tracked()
+      weakTracked = tracked
+      observations.append(producer.observe { _ in _ = tracked })
+    }
+    for index in [1, 2, 4, 5, 7] { observations[index].dispose() }
+    #expect(weakTracked == nil, "every disposed closure released")
+    #expect(producer.observerCount == 0)
+    observations = [producer.observe { calls.add(900 + $0) }]
+    producer.next(3)
+    #expect(calls.items.last == 903)
+    #expect(producer.observerCount == 1)
+  }
 }

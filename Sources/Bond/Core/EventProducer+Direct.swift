@@ -57,11 +57,8 @@ extension EventProducer {
   @inlinable
   var hasSoleLiveObserverDraining: Bool {
     checkRights()
-    // A registered observer implies the buffer (`registerDraining` allocates it first).
-    guard observersCount == 1 else { return false }
+    guard observersCount == 1, let firstObserver else { return false }
     // acquiring: as `deliverDraining`'s check, sees the flag of a disposal that happened before.
-    return observers.unsafelyUnwrapped[0]._withUnsafeGuaranteedRef {
-      !$0.observation.disposed.load(ordering: .acquiring)
-    }
+    return firstObserver._withUnsafeGuaranteedRef { !$0.observation.disposed.load(ordering: .acquiring) }
   }
 }

@@ -24,7 +24,10 @@ import Synchronization
 //
 // Memory orderings: every read-modify-write of `wip` is acquiring-and-releasing, so the
 // drainer-owned state (observers, replay, batch) written by one holder happens-before the next
-// holder's use of it. `pending` is a `LockedState` (a pthread mutex).
+// holder's use of it. `pending` is a `LockedState` (a pthread mutex), made by the first thread
+// that needs it (`pendingStorage`, an `AtomicLazyReference`: its acquiring load and
+// acquiring-and-releasing store publish the initialized lock to every later user; two threads that
+// race to make it agree on the one stored first).
 //
 // Registration goes through the same serialization (`Work.register`), so the replay and the live
 // events meet exactly: no duplicate, no gap.
@@ -186,31 +189,21 @@ extension EventProducer {
   }
 
   /// Delivers `event` to every registered observer that is not disposed, and records it for replay.
-  // Always inlined, and the common case, one observer, without the loop: a `next` that its caller
-  // does not inline (a second call site in the same function is enough) paid a call, a loop and
-  // six callee-saved registers per event; the loop over several observers is a call of its own.
-  @inlinable @inline(__always)
+  @inlinable
   func deliverDraining(_ event: Event) {
     checkRights()
     // After the end an event reaches nobody and enters no replay: the end cleared
-    // `recordsReplay` and `observersCount`, so this costs no check of its own.
+    // `recordsReplay` and the observers, so this costs no check of its own.
     if recordsReplay { replay.append(event) }
-    guard let observers else { return }
-    guard observersCount == 1 else { return deliverDraining(event, toEachOf: observers) }
-    observers[0]._withUnsafeGuaranteedRef { box in
-      // acquiring: sees the flag of a disposal that happened before (its `dispose()` returned).
+    // Registrations and purges never run inside this loop (they are work items of their own), so
+    // the observers are stable while they run.
+    guard let firstObserver else { return }
+    firstObserver._withUnsafeGuaranteedRef { box in
       if !box.observation.disposed.load(ordering: .acquiring) { box.handler(event) }
     }
-  }
-
-  /// ``deliverDraining(_:)``'s loop: delivers `event` to each of the `observersCount` observers
-  /// (the holder of the delivery rights only).
-  @inlinable @inline(never)
-  func deliverDraining(_ event: Event, toEachOf observers: UnsafeMutablePointer<Unmanaged<ObserverBox<Event>>>) {
-    // Registrations and purges never run inside this loop (they are work items of their own), so
-    // the buffer is stable while observers run.
-    for index in 0..<observersCount {
-      observers[index]._withUnsafeGuaranteedRef { box in
+    guard let otherObservers else { return }
+    for index in 0..<(observersCount &- 1) {
+      otherObservers[index]._withUnsafeGuaranteedRef { box in
         if !box.observation.disposed.load(ordering: .acquiring) { box.handler(event) }
       }
     }
@@ -234,8 +227,9 @@ extension EventProducer {
       box.end(countingIn: self)  // registered after the end: the replay, then the end, at once
       return
     }
-    if observersCount == observersCapacity { growObserversDraining() }
-    observers.unsafelyUnwrapped[observersCount] = Unmanaged.passRetained(box)
+    // The first observer takes `firstObserver`: a producer with one observer allocates no buffer.
+    if observersCount > observersCapacity { growObserversDraining() }
+    setObserverDraining(Unmanaged.passRetained(box), at: observersCount)
     observersCount += 1
   }
 
@@ -247,52 +241,13 @@ extension EventProducer {
     checkRights()
     hasEnded = true
     recordsReplay = false
-    guard let observers else { return }
     let count = observersCount
     for index in 0..<count {
-      observers[index]._withUnsafeGuaranteedRef { $0.end(countingIn: self) }
+      observerDraining(at: index)._withUnsafeGuaranteedRef { $0.end(countingIn: self) }
     }
     observersCount = 0
-    for index in 0..<count { observers[index].release() }
-  }
-
-  @inlinable
-  func growObserversDraining() {
-    let capacity = Swift.max(4, observersCapacity * 2)
-    let grown = UnsafeMutablePointer<Unmanaged<ObserverBox<Event>>>.allocate(capacity: capacity)
-    if let observers {
-      grown.moveInitialize(from: observers, count: observersCount)
-      observers.deallocate()
-    }
-    observers = grown
-    observersCapacity = capacity
-  }
-
-  /// Removes and releases disposed observers.
-  @inlinable
-  func purgeDraining() {
-    checkRights()
-    // acquiringAndReleasing: a disposer sets its observation's flag before it raises this one, so
-    // every flag raised before the request this exchange takes is seen by the loads below. A
-    // request raised after it is still queued as `.purge` (or finds the producer idle).
-    _ = purgeRequested.exchange(false, ordering: .acquiringAndReleasing)
-    guard let observers else { return }
-    // Compacts in place and releases as it goes, with no temporary array. A closure's deinit may
-    // run user code, but whatever it sends, observes or disposes is queued (this thread holds the
-    // rights), nothing but the drainer reads the buffer, and the producer itself stays alive:
-    // the caller holds it (a sender, or a disposer through the observation's weak reference).
-    let count = observersCount
-    var kept = 0
-    for index in 0..<count {
-      let box = observers[index]
-      if box._withUnsafeGuaranteedRef({ $0.observation.disposed.load(ordering: .acquiring) }) {
-        box.release()
-      } else {
-        observers[kept] = box
-        kept += 1
-      }
-    }
-    observersCount = kept
+    for index in 0..<count { observerDraining(at: index).release() }
+    firstObserver = nil
   }
 
   /// Called once by the observation's first `dispose()`, after it has set the observation's flag.

@@ -32,9 +32,10 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// Work submitted and not yet accounted for by the drainer ("work in progress"). 0: idle.
   /// Whoever moves it from 0 holds the delivery rights until it brings it back to 0.
   @usableFromInline let wip = Atomic<Int>(0)
-  /// Work sent while another thread (or a reentrant call) holds the delivery rights, and the
-  /// lifecycle (``withLifecycle(_:)``).
-  @usableFromInline let pending: LockedState<Pending>
+  /// The storage of ``pending``, made when first needed (the first contended or reentrant send,
+  /// a managed lifetime, a binding): a producer that is only ever sent to from one thread at a time
+  /// costs no lock allocation.
+  @usableFromInline let pendingStorage = AtomicLazyReference<LockStorage<Pending>>()
   /// Live observations (observe calls minus disposals), for `observerCount`.
   @usableFromInline let liveObservers = Atomic<Int>(0)
   /// Set by a `dispose()` that found another thread holding the delivery rights; the drainer checks
@@ -53,7 +54,10 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
 
   // Drainer-owned state: touched only by the thread holding the delivery rights (`wip` > 0),
   // which the acquire/release operations on `wip` hand from one drainer to the next.
-  @exclusivity(unchecked) @usableFromInline var observers: UnsafeMutablePointer<Unmanaged<ObserverBox<Event>>>?
+  /// The observers in registration order: the first in `firstObserver` (no buffer to allocate for
+  /// a producer with one observer), the others in `otherObservers` (`observersCapacity` slots).
+  @exclusivity(unchecked) @usableFromInline var firstObserver: Unmanaged<ObserverBox<Event>>?
+  @exclusivity(unchecked) @usableFromInline var otherObservers: UnsafeMutablePointer<Unmanaged<ObserverBox<Event>>>?
   @exclusivity(unchecked) @usableFromInline var observersCount = 0
   @exclusivity(unchecked) @usableFromInline var observersCapacity = 0
   @exclusivity(unchecked) @usableFromInline var replay: ReplayBuffer<Event>
@@ -86,9 +90,18 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     /// that its `value` always equals the last event in delivery order.
     @usableFromInline var latest: Event?
     /// Managed lifetime, bindings to this producer and the bridge's disposable: under the same lock
-    /// (taken briefly and rarely for it), so that a producer costs one lock allocation, not two.
+    /// (taken briefly and rarely for it), so that a producer costs one lock allocation at most.
     @usableFromInline var lifecycle = Lifecycle()
     @inlinable init() {}
+  }
+
+  /// Work sent while another thread (or a reentrant call) holds the delivery rights, and the
+  /// lifecycle (``withLifecycle(_:)``), under one lock, made on first use (see `pendingStorage`).
+  @inlinable
+  var pending: LockedState<Pending> {
+    // acquiring (the lazy reference's load): sees the storage initialized by the thread that made it.
+    if let storage = pendingStorage.load() { return LockedState(storage: storage) }
+    return LockedState(storage: pendingStorage.storeIfNil(LockStorage.make(Pending())))
   }
 
   /// Runs `body` on the lifecycle state, under the pending state's lock (never nested in it).
@@ -116,7 +129,6 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     self.replayLength = replayLength
     self.replay = ReplayBuffer(capacity: replayLength)
     self.recordsReplay = replayLength > 0
-    self.pending = LockedState(Pending())
     self.isManaged = false
   }
 
@@ -147,7 +159,6 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     self.replayLength = replayLength
     self.replay = ReplayBuffer(capacity: replayLength)
     self.recordsReplay = replayLength > 0
-    self.pending = LockedState(Pending())
     self.isManaged = true
     // The sink carries this producer's pressure upstream: what puts it under pressure (a stage
     // downstream of `share`) puts the producers it observes under pressure too.
@@ -167,20 +178,22 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     // event and reports `isDisposed`; a later dispose() finds the flag set and does nothing. No
     // thread holds the delivery rights (a drainer holds the producer), and the pending queue is
     // empty (every push precedes its count, and the last drainer drained until the count was 0),
-    // so `observers` is all there is.
-    if let observers {
-      let count = observersCount
-      observersCount = 0
-      for index in 0..<count {
-        observers[index].takeRetainedValue().end(countingIn: self, inDeinit: true)
+    // so the observers are all there is.
+    let count = observersCount
+    observersCount = 0
+    for index in 0..<count {
+      observerDraining(at: index).takeRetainedValue().end(countingIn: self, inDeinit: true)
+    }
+    firstObserver = nil
+    otherObservers?.deallocate()
+    // No storage: nothing was ever queued, managed or bound.
+    if let storage = pendingStorage.load() {
+      let (producerDisposable, disconnects) = LockedState(storage: storage).withLock { state in
+        (state.lifecycle.producerDisposable, state.lifecycle.disconnectDisposables)
       }
-      observers.deallocate()
+      producerDisposable?.dispose()
+      for disposable in disconnects { disposable.dispose() }
     }
-    let (producerDisposable, disconnects) = withLifecycle { state in
-      (state.producerDisposable, state.disconnectDisposables)
-    }
-    producerDisposable?.dispose()
-    for disposable in disconnects { disposable.dispose() }
     // Its `writability` observers end with it.
     flowGate.load()?.changes.load()?.finish()
   }

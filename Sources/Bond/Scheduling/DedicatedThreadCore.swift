@@ -9,7 +9,8 @@ import Synchronization
 /// (which holds it, not the scheduler: releasing the scheduler stops the thread).
 ///
 /// Senders push under the mutex and raise `hasWork`; the thread polls `hasWork` without the lock
-/// and swaps the whole queue out in one lock when it is set. When the strategy parks, the thread
+/// and swaps the whole queue out in one lock when it is set, a lock it only tries (never sleeping on
+/// it while a sender pushes: it polls again). When the strategy parks, the thread
 /// sets `parked` and waits on the condition under the same mutex after checking the queue, and a
 /// sender that finds `parked` set signals it: no wake-up is lost. Timers live in a heap only the
 /// thread touches. Actions and timers run outside the lock.
@@ -42,7 +43,9 @@ final class DedicatedThreadCore: @unchecked Sendable {
     var attributes = pthread_condattr_t()
     pthread_condattr_init(&attributes)
     pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)  // timed waits on the timers' clock
-    let results = (pthread_mutex_init(mutex, nil), pthread_cond_init(condition, &attributes))
+    // Adaptive (see `initializeAdaptiveMutex`): a sender that finds the thread swapping the queue
+    // out (a few instructions) spins briefly instead of sleeping in the kernel at once.
+    let results = (initializeAdaptiveMutex(mutex), pthread_cond_init(condition, &attributes))
     pthread_condattr_destroy(&attributes)
     precondition(results == (0, 0), "DedicatedThreadScheduler: pthread init failed: \(results)")
   }
@@ -107,8 +110,10 @@ final class DedicatedThreadCore: @unchecked Sendable {
     var idlePolls = 0
     while true {
       // acquiring: pairs with the releasing store of `submit`.
-      if hasWork.load(ordering: .acquiring) {
-        pthread_mutex_lock(mutex)
+      // The lock is tried, not waited for: when a sender holds it (pushing, a few instructions),
+      // the thread polls again instead of sleeping in the kernel, where its wake-up would cost
+      // microseconds, or a scheduler tick when another thread took its core meanwhile.
+      if hasWork.load(ordering: .acquiring), pthread_mutex_trylock(mutex) == 0 {
         swap(&queue, &batch)
         hasWork.store(false, ordering: .relaxed)  // under the mutex: a later push sets it again
         let stops = stopping
