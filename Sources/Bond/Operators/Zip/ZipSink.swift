@@ -66,12 +66,13 @@ class ZipCore: TupleDirectSink {
     self.sourceGates = sourceGates
   }
 
-  /// After `position`'s event was queued: holds the source back at the limit.
-  @inlinable
-  final func holdBackIfFull(_ position: Int, gates: [FlowGate]) {
-    guard !heldBack[position], machine.pending(position) >= Self.unmatchedLimit else { return }
+  /// After `position`'s event was queued, under flow control: holds the source back at the limit.
+  // Out of line: the path of an event that completes no tuple keeps no register for it.
+  @inlinable @inline(never)
+  final func holdBackIfFull(_ position: Int) {
+    guard let sourceGates, !heldBack[position], machine.pending(position) >= Self.unmatchedLimit else { return }
     heldBack[position] = true
-    gates[position].raise()
+    sourceGates[position].raise()
   }
 
   /// After a tuple: lets go of the sources back down to half of the limit.
@@ -111,7 +112,7 @@ class ZipCore: TupleDirectSink {
   @inlinable @inline(__always)
   final func received(_ position: Int) {
     if machine.eventQueued(position: position) { return deliverTuple() }
-    if let sourceGates { holdBackIfFull(position, gates: sourceGates) }
+    if sourceGates != nil { holdBackIfFull(position) }
   }
 
   /// Every source has an event in the tuple: moves the tuple out to the observer, then the next
