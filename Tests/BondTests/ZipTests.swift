@@ -177,6 +177,9 @@ import Testing
 
   @Test func stateMachine() {
     var machine = ZipStateMachine(sourceCount: 2)
+    var empty = ZipStateMachine(sourceCount: 3)
+    var inStep = ZipStateMachine(sourceCount: 2)
+    defer { [machine, empty, inStep].forEach { $0.deallocate() } }
     var results: [Bool] = []
     results.append(machine.eventQueued(position: 0))
     results.append(machine.eventQueued(position: 0))
@@ -187,16 +190,14 @@ import Testing
     #expect(machine.tupleDelivered() == .end)  // the ended source has nothing left
     results.append(machine.sourceEnded(position: 1))  // already ended
     #expect(results == [false, false, true, false, true, false])
-    var empty = ZipStateMachine(sourceCount: 3)
     let registered = [empty.sourceRegistered(), empty.sourceRegistered(), empty.sourceRegistered()]
     #expect(registered == [false, false, true])
     let ended = empty.sourceEnded(position: 2)
     let after = empty.eventQueued(position: 0)
     #expect(ended && !after)
-    var inStep = ZipStateMachine(sourceCount: 2)
     let completes = [inStep.eventQueued(position: 1), inStep.eventQueued(position: 0)]
     #expect(completes == [false, true])
-    #expect(inStep.tupleDelivered() == .none)  // nothing left unmatched, nothing ended
+    #expect(inStep.tupleDelivered() == .nothingMore)  // nothing left unmatched, nothing ended
     #expect(inStep.pending(0) == 0 && inStep.pending(1) == 0 && inStep.emptySources == 2)
   }
 

@@ -44,6 +44,7 @@ class ZipCore: TupleDirectSink {
 
   deinit {
     queues.deallocate()
+    machine.deallocate()
     // The observation is over: its sources are no longer held back, by it or by the stage.
     if let sourceGates {
       for (position, gate) in sourceGates.enumerated() {
@@ -131,7 +132,7 @@ class ZipCore: TupleDirectSink {
     if let sourceGates { releaseDrained(gates: sourceGates) }
     moveTupleOut()
     switch action {
-    case .none: return
+    case .nothingMore: return
     case .moveNext:
       // The sources with more unmatched events: the next of each into the tuple.
       for index in queues.indices where machine.hasUnmatched(index) { moveNext(index) }

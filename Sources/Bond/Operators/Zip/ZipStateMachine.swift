@@ -2,12 +2,14 @@
 /// sources have ended, and which have finished registering.
 ///
 /// A value with no threads, owned by the single observer of the observation's serializer (never
-/// called concurrently), so it needs no lock and can be tested on its own. Not copyable: it owns
-/// its per-source state, one allocation written in place (an array held by the sink would pay a
-/// uniqueness check and a bounds check per write, the larger part of an event's cost), freed with
-/// it.
+/// called concurrently), so it needs no lock and can be tested on its own. Its per-source state is
+/// one allocation written in place (an array held by the sink would pay a uniqueness check and a
+/// bounds check per write, the larger part of an event's cost); its owner frees it with
+/// ``deallocate()`` (the core's `deinit`), and copies must not outlive that.
+// Not `~Copyable` (which would free it in a `deinit`): with one, stored in the core, Swift 6.3.1's
+// thread-sanitizer build of the module failed in IRGen ("Invalid bitcast").
 @usableFromInline
-struct ZipStateMachine: ~Copyable {
+struct ZipStateMachine {
   /// One source's part of the state.
   @usableFromInline
   struct Source {
@@ -45,8 +47,9 @@ struct ZipStateMachine: ~Copyable {
     unregisteredSources = sourceCount
   }
 
+  /// Frees the per-source state (the owner, once, at its end).
   @inlinable
-  deinit {
+  func deallocate() {
     sources.deallocate()
   }
 
@@ -79,7 +82,7 @@ struct ZipStateMachine: ~Copyable {
   @usableFromInline
   enum TupleAction {
     /// Nothing: no source has anything left unmatched (the sources were in step).
-    case none
+    case nothingMore
     /// Move the oldest unmatched event of each source that has one into the tuple.
     case moveNext
     /// End the observation: an ended source has nothing left.
@@ -98,7 +101,7 @@ struct ZipStateMachine: ~Copyable {
         hasEnded = true
         return .end
       }
-      return .none
+      return .nothingMore
     }
     var ends = false
     for position in sources.indices {
