@@ -9,7 +9,7 @@ class ZipCore: TupleDirectSink {
   /// ``TupleQueueCore/moveNext`` moves into the tuple in turn. A call retains nothing.
   @usableFromInline let queues: UnsafeMutableBufferPointer<Unmanaged<TupleQueueCore>>
   /// Moves the tuple out and calls the observer with it (made where `Event` is concrete).
-  @usableFromInline let deliverTuple: () -> Void
+  @usableFromInline let moveTupleOut: () -> Void
   @usableFromInline let inbox: Inbox<Int>
   @usableFromInline let finished: (() -> Void)?
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
@@ -28,11 +28,11 @@ class ZipCore: TupleDirectSink {
     base: UnsafeMutableRawPointer,
     inbox: Inbox<Int>,
     observer: (registered: (() -> Void)?, finished: (() -> Void)?, pressure: FlowGate?),
-    deliverTuple: @escaping () -> Void
+    moveTupleOut: @escaping () -> Void
   ) {
     queues = .allocate(capacity: slots.count)
     _ = queues.initialize(from: slots.lazy.map { .passUnretained($0.queue) })
-    self.deliverTuple = deliverTuple
+    self.moveTupleOut = moveTupleOut
     self.inbox = inbox
     finished = observer.finished
     registered = observer.registered
@@ -44,6 +44,7 @@ class ZipCore: TupleDirectSink {
 
   deinit {
     queues.deallocate()
+    machine.deallocate()
     // The observation is over: its sources are no longer held back, by it or by the stage.
     if let sourceGates {
       for (position, gate) in sourceGates.enumerated() {
@@ -66,12 +67,13 @@ class ZipCore: TupleDirectSink {
     self.sourceGates = sourceGates
   }
 
-  /// After `position`'s event was queued: holds the source back at the limit.
-  @inlinable
-  final func holdBackIfFull(_ position: Int, gates: [FlowGate]) {
-    guard !heldBack[position], machine.pending(position) >= Self.unmatchedLimit else { return }
+  /// After `position`'s event was queued, under flow control: holds the source back at the limit.
+  // Out of line: the path of an event that completes no tuple keeps no register for it.
+  @inlinable @inline(never)
+  final func holdBackIfFull(_ position: Int) {
+    guard let sourceGates, !heldBack[position], machine.pending(position) >= Self.unmatchedLimit else { return }
     heldBack[position] = true
-    gates[position].raise()
+    sourceGates[position].raise()
   }
 
   /// After a tuple: lets go of the sources back down to half of the limit.
@@ -105,24 +107,37 @@ class ZipCore: TupleDirectSink {
   }
 
   /// `position`'s event is in the tuple or queued: when the tuple is complete, moves it out to the
-  /// observer, then the next unmatched event of each source into it.
-  @inlinable
+  /// observer (``deliverTuple()``).
+  // Always inlined (into `receiveDirect` and `receive`): an event that completes no tuple, one in
+  // two when the sources alternate, costs the count's update and this test.
+  @inlinable @inline(__always)
   final func received(_ position: Int) {
-    guard machine.eventQueued(position: position) else {
-      if let sourceGates { holdBackIfFull(position, gates: sourceGates) }
-      return
-    }
-    // Every element is set: marked cleared now, moved out by `deliverTuple` (nothing reads the
+    if machine.eventQueued(position: position) { return deliverTuple() }
+    if sourceGates != nil { holdBackIfFull(position) }
+  }
+
+  /// Every source has an event in the tuple: moves the tuple out to the observer, then the next
+  /// unmatched event of each source into it, or ends.
+  @inlinable @inline(never)
+  final func deliverTuple() {
+    // Every element is set: marked cleared now, moved out by `moveTupleOut` (nothing reads the
     // tuple in between).
-    for index in queues.indices { queues[index]._withUnsafeGuaranteedRef { $0.isSet = false } }
-    let ends = machine.tupleDelivered()
+    var queue = queues.baseAddress.unsafelyUnwrapped
+    let end = queue + queues.count
+    repeat {  // two or more
+      queue.pointee._withUnsafeGuaranteedRef { $0.isSet = false }
+      queue += 1
+    } while queue != end
+    let action = machine.tupleDelivered()
     if let sourceGates { releaseDrained(gates: sourceGates) }
-    deliverTuple()
-    // The sources with more unmatched events: the next of each into the tuple.
-    if !ends {
+    moveTupleOut()
+    switch action {
+    case .nothingMore: return
+    case .moveNext:
+      // The sources with more unmatched events: the next of each into the tuple.
       for index in queues.indices where machine.hasUnmatched(index) { moveNext(index) }
+    case .end: inbox.end(registered: registered, finished: finished)
     }
-    if ends { inbox.end(registered: registered, finished: finished) }
   }
 
   @inlinable
@@ -158,7 +173,7 @@ final class ZipSink<Event>: ZipCore, TupleSink {
       base: tuple.base,
       inbox: inbox,
       observer: (observer.registered, observer.finished, observer.pressure),
-      deliverTuple: { event(pointer.move()) }
+      moveTupleOut: { event(pointer.move()) }
     )
   }
 
