@@ -32,15 +32,20 @@ struct ConcurrentVariant {
   /// event count (never under pressure, the sender never waits: every event can queue), instead
   /// of `send(_:)` from the measuring task.
   var threadSender = false
+  /// Bond only, with `send(_:)` from the measuring task: `bufferLimit` is the event count, so the
+  /// sender never waits (it never suspends): the cost of the waits, against the default.
+  var senderNeverWaits = false
 
-  func round(events: Int) async -> (ns: Double, delivered: Int, inOrder: Bool, maxInFlight: Int) {
+  func round(events: Int) async -> Round {
     let progress = Progress()
     let consumer = InOrder(workNanoseconds: 0, progress: progress, statistics: nil)
+    let usageBefore = processUsage()
     let start = now()
     if bond {
       let producer = EventProducer<Int>()
       let completion = Completion(count: 1)
-      let observation = producer.map(maxConcurrent: width, bufferLimit: threadSender ? events : 1024, transform)
+      let bufferLimit = threadSender || senderNeverWaits ? events : 1024
+      let observation = producer.map(maxConcurrent: width, bufferLimit: bufferLimit, transform)
         .observe({ consumer.receive($0) }, finished: { completion.finishOne() })
       if threadSender {
         Thread {
@@ -71,8 +76,44 @@ struct ConcurrentVariant {
       }
     }
     let ns = Double(now() - start) / Double(events)
-    return (ns, consumer.delivered, consumer.delivered == events && consumer.outOfOrder == 0, consumer.maxInFlight)
+    let usage = processUsage() - usageBefore
+    return Round(
+      ns: ns,
+      cpuNs: Double(usage.cpuNanoseconds) / Double(events),
+      switchesPerThousand: Double(usage.contextSwitches) * 1000 / Double(events),
+      delivered: consumer.delivered,
+      inOrder: consumer.delivered == events && consumer.outOfOrder == 0,
+      maxInFlight: consumer.maxInFlight
+    )
   }
+}
+
+/// One round's figures: wall time and the process's CPU time (user + system, every thread) per
+/// event, and its context switches (voluntary + involuntary) per 1,000 events. CPU time depends
+/// far less than wall time on what else runs on the machine.
+struct Round {
+  let ns: Double
+  let cpuNs: Double
+  let switchesPerThousand: Double
+  let delivered: Int
+  let inOrder: Bool
+  let maxInFlight: Int
+}
+
+/// The process's CPU time and context switches so far (`getrusage`).
+func processUsage() -> (cpuNanoseconds: Int, contextSwitches: Int) {
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  let cpu = (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000_000
+    + (Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)) * 1_000
+  return (cpu, Int(usage.ru_nvcsw) + Int(usage.ru_nivcsw))
+}
+
+func - (
+  lhs: (cpuNanoseconds: Int, contextSwitches: Int),
+  rhs: (cpuNanoseconds: Int, contextSwitches: Int)
+) -> (cpuNanoseconds: Int, contextSwitches: Int) {
+  (lhs.cpuNanoseconds - rhs.cpuNanoseconds, lhs.contextSwitches - rhs.contextSwitches)
 }
 
 /// Runs the variants interleaved; one output line per variant (its median round).
@@ -89,10 +130,7 @@ func runConcurrentCase(
   }
   let variants = variants.enumerated().filter { only?.contains($0.offset) ?? true }.map(\.element)
   for variant in variants { _ = await variant.round(events: max(1, events / 10)) }
-  var results = Array(
-    repeating: [(ns: Double, delivered: Int, inOrder: Bool, maxInFlight: Int)](),
-    count: variants.count
-  )
+  var results = Array(repeating: [Round](), count: variants.count)
   for r in 0..<rounds {
     for k in 0..<variants.count {
       let index = (k + r) % variants.count
@@ -101,10 +139,14 @@ func runConcurrentCase(
   }
   return zip(variants, results).map { variant, rounds in
     let median = rounds.sorted { $0.ns < $1.ns }[rounds.count / 2]
+    let medianCPU = rounds.map(\.cpuNs).sorted()[rounds.count / 2]
     return [
       ("case", name), ("variant", variant.name), ("bond", variant.bond), ("width", variant.width),
       ("events", events), ("rounds", rounds.count), ("ns_per_event", median.ns),
       ("all_ns", rounds.map { String(format: "%.0f", $0.ns) }.joined(separator: ", ")),
+      ("cpu_ns_per_event", medianCPU),
+      ("all_cpu_ns", rounds.map { String(format: "%.0f", $0.cpuNs) }.joined(separator: ", ")),
+      ("switches_per_1k", rounds.map(\.switchesPerThousand).sorted()[rounds.count / 2]),
       ("delivered", median.delivered), ("all_in_order", rounds.allSatisfy(\.inOrder)),
       ("max_in_flight", rounds.map(\.maxInFlight).max() ?? 0), ("peak_mib", peakMiB()),
     ]
@@ -140,6 +182,20 @@ func runS20a(events: Int, rounds: Int) async -> [[(String, Any)]] {
         width: 2,
         transform: work,
         threadSender: true
+      ),
+      ConcurrentVariant(
+        name: "map(maxConcurrent: 1), send never waits",
+        bond: true,
+        width: 1,
+        transform: work,
+        senderNeverWaits: true
+      ),
+      ConcurrentVariant(
+        name: "map(maxConcurrent: 2), send never waits",
+        bond: true,
+        width: 2,
+        transform: work,
+        senderNeverWaits: true
       ),
     ]
   )
