@@ -104,7 +104,8 @@ struct Round {
 func processUsage() -> (cpuNanoseconds: Int, contextSwitches: Int) {
   var usage = rusage()
   getrusage(RUSAGE_SELF.rawValue, &usage)
-  let cpu = (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000_000
+  let cpu =
+    (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000_000
     + (Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)) * 1_000
   return (cpu, Int(usage.ru_nvcsw) + Int(usage.ru_nivcsw))
 }
