@@ -7,8 +7,10 @@ import Dispatch
 /// it, so code that blocks a cooperative thread (a synchronous wait in a test, a blocking driver
 /// call) cannot starve them, and a transform that blocks (CPU work, a synchronous call) does not
 /// starve the rest of the program's tasks. Dispatch adds threads when its threads block, and runs
-/// at most as many at once as there are cores otherwise, like the pool. A worker that never
-/// suspends (a transform that returns at once) runs as one job for all its events.
+/// at most as many at once as there are cores otherwise, like the pool, whose threads these are
+/// on Linux (one root queue): a task sending into the stage waits for one of them. A worker that
+/// never suspends (a transform that returns at once) runs as one job for all its events, but for
+/// a yield each time it releases the stage's pressure, so that the senders it resumed run first.
 /// - Note: thread-safe.
 @usableFromInline
 final class DispatchTaskExecutor: TaskExecutor {

@@ -130,8 +130,17 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
     var releases = false
     var step = state.withLock { $0.take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases) }
     while true {
-      if releases { gate.release() }
-      releases = false
+      if releases {
+        releases = false
+        gate.release()
+        // The release resumed the waiting senders (their tasks are enqueued now); this worker
+        // holds no event (the step is `.again`), so it lets them run first. The workers and a
+        // sending task share Dispatch's threads (one per core): a worker that takes on keeps its
+        // thread until the buffer runs dry, so a sender resumed at `bufferLimit / 2` would run only
+        // then, and the workers would end and restart around each refill (the cores idle).
+        // Yielding, the worker runs again after them (once per `bufferLimit / 2` events at most).
+        await Task.yield()
+      }
       switch step {
       case .stop:
         return
