@@ -40,6 +40,7 @@ struct ConcurrentVariant {
     let progress = Progress()
     let consumer = InOrder(workNanoseconds: 0, progress: progress, statistics: nil)
     let usageBefore = processUsage()
+    let poolBefore = poolThreadTimes()
     let start = now()
     if bond {
       let producer = EventProducer<Int>()
@@ -75,12 +76,16 @@ struct ConcurrentVariant {
         consumer.receive(value)
       }
     }
-    let ns = Double(now() - start) / Double(events)
+    let wall = Int(now() - start)
+    let ns = Double(wall) / Double(events)
     let usage = processUsage() - usageBefore
+    let pool = poolIdle(since: poolBefore, wall: wall)
     return Round(
       ns: ns,
       cpuNs: Double(usage.cpuNanoseconds) / Double(events),
       switchesPerThousand: Double(usage.contextSwitches) * 1000 / Double(events),
+      poolIdleNs: Double(pool.idle) / Double(events),
+      poolRunDelayNs: Double(pool.runDelay) / Double(events),
       delivered: consumer.delivered,
       inOrder: consumer.delivered == events && consumer.outOfOrder == 0,
       maxInFlight: consumer.maxInFlight
@@ -95,6 +100,11 @@ struct Round {
   let ns: Double
   let cpuNs: Double
   let switchesPerThousand: Double
+  /// Dispatch's pool threads (they run the workers and the sending task): time asleep (no job:
+  /// the cores the round leaves idle, whatever the load) and time runnable but waiting for a core
+  /// (the machine's load), per event.
+  let poolIdleNs: Double
+  let poolRunDelayNs: Double
   let delivered: Int
   let inOrder: Bool
   let maxInFlight: Int
@@ -108,6 +118,39 @@ func processUsage() -> (cpuNanoseconds: Int, contextSwitches: Int) {
     (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000_000
     + (Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)) * 1_000
   return (cpu, Int(usage.ru_nvcsw) + Int(usage.ru_nivcsw))
+}
+
+/// Per thread of Dispatch's default-QoS pool (named "com.apple.root.default-qos", truncated to
+/// its last 15 characters; not the overcommit one): its time on a core and its time runnable but
+/// waiting for one, in ns (`/proc/self/task/*/schedstat`). Empty where there is no such file.
+func poolThreadTimes() -> [String: (cpu: Int, runDelay: Int)] {
+  var times: [String: (cpu: Int, runDelay: Int)] = [:]
+  let tasks = "/proc/self/task"
+  for thread in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+    guard let name = try? String(contentsOfFile: "\(tasks)/\(thread)/comm", encoding: .utf8),
+      name.hasSuffix("default-qos\n"),
+      let line = try? String(contentsOfFile: "\(tasks)/\(thread)/schedstat", encoding: .utf8)
+    else { continue }
+    let fields = line.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    if fields.count >= 2 { times[thread] = (fields[0], fields[1]) }
+  }
+  return times
+}
+
+/// The pool threads' time asleep and runnable-but-waiting over `wall` ns since `before`: for each
+/// thread alive at both ends, `wall` minus its time on a core minus its wait for one (a thread
+/// started during the round counts its wait only).
+func poolIdle(since before: [String: (cpu: Int, runDelay: Int)], wall: Int) -> (idle: Int, runDelay: Int) {
+  var idle = 0
+  var runDelay = 0
+  for (thread, now) in poolThreadTimes() {
+    let then = before[thread] ?? (now.cpu, 0)
+    let cpu = now.cpu - then.cpu
+    let delay = now.runDelay - then.runDelay
+    runDelay += delay
+    if before[thread] != nil { idle += max(0, wall - cpu - delay) }
+  }
+  return (idle, runDelay)
 }
 
 func - (
@@ -148,6 +191,9 @@ func runConcurrentCase(
       ("cpu_ns_per_event", medianCPU),
       ("all_cpu_ns", rounds.map { String(format: "%.0f", $0.cpuNs) }.joined(separator: ", ")),
       ("switches_per_1k", rounds.map(\.switchesPerThousand).sorted()[rounds.count / 2]),
+      ("pool_idle_ns", rounds.map(\.poolIdleNs).sorted()[rounds.count / 2]),
+      ("all_pool_idle_ns", rounds.map { String(format: "%.0f", $0.poolIdleNs) }.joined(separator: ", ")),
+      ("pool_run_delay_ns", rounds.map(\.poolRunDelayNs).sorted()[rounds.count / 2]),
       ("delivered", median.delivered), ("all_in_order", rounds.allSatisfy(\.inOrder)),
       ("max_in_flight", rounds.map(\.maxInFlight).max() ?? 0), ("peak_mib", peakMiB()),
     ]
@@ -156,7 +202,11 @@ func runConcurrentCase(
 
 /// S20a: ~1 µs of CPU work per event.
 func runS20a(events: Int, rounds: Int) async -> [[(String, Any)]] {
-  let workRounds = microsecondOfRounds()
+  // BOND_S20_WORK_ROUNDS: the rounds of `mix` per event instead of the calibration (which reads
+  // the load as a slower core), so that two processes compare their CPU time per event.
+  let workRounds =
+    ProcessInfo.processInfo.environment["BOND_S20_WORK_ROUNDS"].flatMap { Int($0) }
+    ?? microsecondOfRounds()
   let ceilingBefore = twoThreadSpeedup()
   let work: @Sendable (Int) async -> Int = { value in
     consume(Int(truncatingIfNeeded: mix(UInt64(value), rounds: workRounds)))
