@@ -8,31 +8,27 @@ import Testing
 // the one gate stored, the others are let go, and the gate goes with its producer. Run under
 // `swift test --scratch-path .build-tsan --sanitize=thread --filter FlowGateSlotStressTests`.
 
-/// The gates the racing readers got: compared by identity.
-private final class Seen: @unchecked Sendable {
-  // @unchecked: written by thread `index` into its own slot; read after the threads joined.
-  var gates: [ObjectIdentifier?]
-  init(count: Int) { gates = Array(repeating: nil, count: count) }
-}
-
 @Suite struct FlowGateSlotStressTests {
   @Test func racingReadersGetOneGateReleasedWithTheProducer() {
     withWatchdog("racingReadersGetOneGateReleasedWithTheProducer", seconds: 120) {
       for _ in 0..<200 {
         weak var gate: FlowGate?
-        let seen = Seen(count: 4)
+        // The gate each racing reader got, by reader.
+        let seen = Mutex<[Int: ObjectIdentifier]>([:])
         do {
           let producer = EventProducer<Int>()
           DispatchQueue.concurrentPerform(iterations: 4) { index in
             // `writability` and `gate` both make the gate; `isWritable` reads it.
             if index == 0 { _ = producer.writability }
             _ = producer.isWritable
-            seen.gates[index] = ObjectIdentifier(producer.gate)
+            let gate = ObjectIdentifier(producer.gate)
+            seen.withLock { $0[index] = gate }
           }
           gate = producer.flowGate.load()
         }
-        #expect(Set(seen.gates.compactMap { $0 }).count == 1)
-        #expect(seen.gates.allSatisfy { $0 != nil })
+        let gates = seen.withLock { $0 }
+        #expect(gates.count == 4)
+        #expect(Set(gates.values).count == 1)
         #expect(gate == nil)
       }
     }
