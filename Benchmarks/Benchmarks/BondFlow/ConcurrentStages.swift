@@ -32,15 +32,21 @@ struct ConcurrentVariant {
   /// event count (never under pressure, the sender never waits: every event can queue), instead
   /// of `send(_:)` from the measuring task.
   var threadSender = false
+  /// Bond only, with `send(_:)` from the measuring task: `bufferLimit` is the event count, so the
+  /// sender never waits (it never suspends): the cost of the waits, against the default.
+  var senderNeverWaits = false
 
-  func round(events: Int) async -> (ns: Double, delivered: Int, inOrder: Bool, maxInFlight: Int) {
+  func round(events: Int) async -> Round {
     let progress = Progress()
     let consumer = InOrder(workNanoseconds: 0, progress: progress, statistics: nil)
+    let usageBefore = processUsage()
+    let poolBefore = poolThreadTimes()
     let start = now()
     if bond {
       let producer = EventProducer<Int>()
       let completion = Completion(count: 1)
-      let observation = producer.map(maxConcurrent: width, bufferLimit: threadSender ? events : 1024, transform)
+      let bufferLimit = threadSender || senderNeverWaits ? events : 1024
+      let observation = producer.map(maxConcurrent: width, bufferLimit: bufferLimit, transform)
         .observe({ consumer.receive($0) }, finished: { completion.finishOne() })
       if threadSender {
         Thread {
@@ -70,9 +76,88 @@ struct ConcurrentVariant {
         consumer.receive(value)
       }
     }
-    let ns = Double(now() - start) / Double(events)
-    return (ns, consumer.delivered, consumer.delivered == events && consumer.outOfOrder == 0, consumer.maxInFlight)
+    let wall = Int(now() - start)
+    let ns = Double(wall) / Double(events)
+    let usage = processUsage() - usageBefore
+    let pool = poolIdle(since: poolBefore, wall: wall)
+    return Round(
+      ns: ns,
+      cpuNs: Double(usage.cpuNanoseconds) / Double(events),
+      switchesPerThousand: Double(usage.contextSwitches) * 1000 / Double(events),
+      poolIdleNs: Double(pool.idle) / Double(events),
+      poolRunDelayNs: Double(pool.runDelay) / Double(events),
+      delivered: consumer.delivered,
+      inOrder: consumer.delivered == events && consumer.outOfOrder == 0,
+      maxInFlight: consumer.maxInFlight
+    )
   }
+}
+
+/// One round's figures: wall time and the process's CPU time (user + system, every thread) per
+/// event, and its context switches (voluntary + involuntary) per 1,000 events. CPU time depends
+/// far less than wall time on what else runs on the machine.
+struct Round {
+  let ns: Double
+  let cpuNs: Double
+  let switchesPerThousand: Double
+  /// Dispatch's pool threads (they run the workers and the sending task): time asleep (no job:
+  /// the cores the round leaves idle, whatever the load) and time runnable but waiting for a core
+  /// (the machine's load), per event.
+  let poolIdleNs: Double
+  let poolRunDelayNs: Double
+  let delivered: Int
+  let inOrder: Bool
+  let maxInFlight: Int
+}
+
+/// The process's CPU time and context switches so far (`getrusage`).
+func processUsage() -> (cpuNanoseconds: Int, contextSwitches: Int) {
+  var usage = rusage()
+  getrusage(RUSAGE_SELF.rawValue, &usage)
+  let cpu =
+    (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1_000_000_000
+    + (Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)) * 1_000
+  return (cpu, Int(usage.ru_nvcsw) + Int(usage.ru_nivcsw))
+}
+
+/// Per thread of Dispatch's default-QoS pool (named "com.apple.root.default-qos", truncated to
+/// its last 15 characters; not the overcommit one): its time on a core and its time runnable but
+/// waiting for one, in ns (`/proc/self/task/*/schedstat`). Empty where there is no such file.
+func poolThreadTimes() -> [String: (cpu: Int, runDelay: Int)] {
+  var times: [String: (cpu: Int, runDelay: Int)] = [:]
+  let tasks = "/proc/self/task"
+  for thread in (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? [] {
+    guard let name = try? String(contentsOfFile: "\(tasks)/\(thread)/comm", encoding: .utf8),
+      name.hasSuffix("default-qos\n"),
+      let line = try? String(contentsOfFile: "\(tasks)/\(thread)/schedstat", encoding: .utf8)
+    else { continue }
+    let fields = line.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    if fields.count >= 2 { times[thread] = (fields[0], fields[1]) }
+  }
+  return times
+}
+
+/// The pool threads' time asleep and runnable-but-waiting over `wall` ns since `before`: for each
+/// thread alive at both ends, `wall` minus its time on a core minus its wait for one (a thread
+/// started during the round counts its wait only).
+func poolIdle(since before: [String: (cpu: Int, runDelay: Int)], wall: Int) -> (idle: Int, runDelay: Int) {
+  var idle = 0
+  var runDelay = 0
+  for (thread, now) in poolThreadTimes() {
+    let then = before[thread] ?? (now.cpu, 0)
+    let cpu = now.cpu - then.cpu
+    let delay = now.runDelay - then.runDelay
+    runDelay += delay
+    if before[thread] != nil { idle += max(0, wall - cpu - delay) }
+  }
+  return (idle, runDelay)
+}
+
+func - (
+  lhs: (cpuNanoseconds: Int, contextSwitches: Int),
+  rhs: (cpuNanoseconds: Int, contextSwitches: Int)
+) -> (cpuNanoseconds: Int, contextSwitches: Int) {
+  (lhs.cpuNanoseconds - rhs.cpuNanoseconds, lhs.contextSwitches - rhs.contextSwitches)
 }
 
 /// Runs the variants interleaved; one output line per variant (its median round).
@@ -89,10 +174,7 @@ func runConcurrentCase(
   }
   let variants = variants.enumerated().filter { only?.contains($0.offset) ?? true }.map(\.element)
   for variant in variants { _ = await variant.round(events: max(1, events / 10)) }
-  var results = Array(
-    repeating: [(ns: Double, delivered: Int, inOrder: Bool, maxInFlight: Int)](),
-    count: variants.count
-  )
+  var results = Array(repeating: [Round](), count: variants.count)
   for r in 0..<rounds {
     for k in 0..<variants.count {
       let index = (k + r) % variants.count
@@ -101,10 +183,17 @@ func runConcurrentCase(
   }
   return zip(variants, results).map { variant, rounds in
     let median = rounds.sorted { $0.ns < $1.ns }[rounds.count / 2]
+    let medianCPU = rounds.map(\.cpuNs).sorted()[rounds.count / 2]
     return [
       ("case", name), ("variant", variant.name), ("bond", variant.bond), ("width", variant.width),
       ("events", events), ("rounds", rounds.count), ("ns_per_event", median.ns),
       ("all_ns", rounds.map { String(format: "%.0f", $0.ns) }.joined(separator: ", ")),
+      ("cpu_ns_per_event", medianCPU),
+      ("all_cpu_ns", rounds.map { String(format: "%.0f", $0.cpuNs) }.joined(separator: ", ")),
+      ("switches_per_1k", rounds.map(\.switchesPerThousand).sorted()[rounds.count / 2]),
+      ("pool_idle_ns", rounds.map(\.poolIdleNs).sorted()[rounds.count / 2]),
+      ("all_pool_idle_ns", rounds.map { String(format: "%.0f", $0.poolIdleNs) }.joined(separator: ", ")),
+      ("pool_run_delay_ns", rounds.map(\.poolRunDelayNs).sorted()[rounds.count / 2]),
       ("delivered", median.delivered), ("all_in_order", rounds.allSatisfy(\.inOrder)),
       ("max_in_flight", rounds.map(\.maxInFlight).max() ?? 0), ("peak_mib", peakMiB()),
     ]
@@ -113,7 +202,11 @@ func runConcurrentCase(
 
 /// S20a: ~1 µs of CPU work per event.
 func runS20a(events: Int, rounds: Int) async -> [[(String, Any)]] {
-  let workRounds = microsecondOfRounds()
+  // BOND_S20_WORK_ROUNDS: the rounds of `mix` per event instead of the calibration (which reads
+  // the load as a slower core), so that two processes compare their CPU time per event.
+  let workRounds =
+    ProcessInfo.processInfo.environment["BOND_S20_WORK_ROUNDS"].flatMap { Int($0) }
+    ?? microsecondOfRounds()
   let ceilingBefore = twoThreadSpeedup()
   let work: @Sendable (Int) async -> Int = { value in
     consume(Int(truncatingIfNeeded: mix(UInt64(value), rounds: workRounds)))
@@ -140,6 +233,20 @@ func runS20a(events: Int, rounds: Int) async -> [[(String, Any)]] {
         width: 2,
         transform: work,
         threadSender: true
+      ),
+      ConcurrentVariant(
+        name: "map(maxConcurrent: 1), send never waits",
+        bond: true,
+        width: 1,
+        transform: work,
+        senderNeverWaits: true
+      ),
+      ConcurrentVariant(
+        name: "map(maxConcurrent: 2), send never waits",
+        bond: true,
+        width: 2,
+        transform: work,
+        senderNeverWaits: true
       ),
     ]
   )

@@ -46,7 +46,7 @@ func opaquePairObserver(_ sum: Sum) -> (Int, Int) -> Void {
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let events = Int(arguments[3]) else {
   print(
-    "usage: BondInstructions S1|S2|S4|S5|S6|S9|S11|S12a|S12d|S15 Bond|OpenCombine|closure|naive|floor|floor2 EVENTS [--time]"
+    "usage: BondInstructions S1|send|S2|S4|S5|S6|S9|S11|S12a|S12d|S15 Bond|OpenCombine|closure|naive|floor|floor2 EVENTS [--time]"
   )
   exit(2)
 }
@@ -62,6 +62,18 @@ case ("S1", "Bond"):
   let observation = producer.observe { sum.value &+= $0 }
   for i in 0..<events { producer.next(i) }
   observation.dispose()
+case ("send", "Bond"):
+  // S1 with `try await send(_:)` from a task instead of `next`: the async sender's own path (the
+  // cancellation check, the writability check, the delivery), no stage and so no gate.
+  let producer = EventProducer<Int>()
+  let observation = producer.observe { sum.value &+= $0 }
+  let done = DispatchSemaphore(value: 0)
+  Task.detached {
+    for i in 0..<events { try? await producer.send(i) }
+    done.signal()
+  }
+  done.wait()
+  observation.dispose()
 case ("S1", "OpenCombine"):
   let subject = PassthroughSubject<Int, Never>()
   let cancellable = subject.sink { sum.value &+= $0 }
@@ -70,7 +82,7 @@ case ("S1", "OpenCombine"):
 case ("S1", "closure"):
   let opaque = opaqueObserver(sum)
   for i in 0..<events { opaque(i) }
-case ("S1", "floor"):
+case ("S1", "floor"), ("send", "floor"):
   // The floor of one serialized send: the closure call between the uncontended atomic pair.
   let floor = FloorSender(opaqueObserver(sum))
   for i in 0..<events { floor.send(i) }

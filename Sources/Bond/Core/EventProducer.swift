@@ -50,7 +50,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   #endif
   /// Flow control: this producer's pressure (the `.backpressure` stages its observations reach),
   /// created when first needed, so that a producer nobody puts under pressure costs nothing.
-  @usableFromInline let flowGate = AtomicLazyReference<FlowGate>()
+  @usableFromInline let flowGate = FlowGateSlot()
 
   // Drainer-owned state: touched only by the thread holding the delivery rights (`wip` > 0),
   // which the acquire/release operations on `wip` hand from one drainer to the next.

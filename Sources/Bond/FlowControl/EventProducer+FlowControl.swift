@@ -66,7 +66,7 @@ extension EventProducer where Event: Sendable {
 
   /// Returns at once when this producer is writable (no gate, not under pressure, or finished),
   /// else waits (``waitWhileNotWritable()``). Inlinable: the writable case is two loads in the
-  /// caller's module.
+  /// caller's module (`flowGate` is a ``FlowGateSlot``: no generic call).
   @inlinable
   func waitUntilWritable() async throws {
     guard let gate = flowGate.load(), gate.isPressured, !isFinished else { return }

@@ -215,3 +215,47 @@ final class FlowGate: Sendable {
     return changes.storeIfNil(created)
   }
 }
+
+/// A producer's ``FlowGate``, stored once when first needed: `AtomicLazyReference<FlowGate>`'s role,
+/// on an `Atomic` whose operations are specialized in the caller's module.
+///
+/// Why not `AtomicLazyReference`: its `load()` is generic and not inlinable, and it looks up
+/// generic metadata in the runtime's cache at every call (~575 instructions); an async `send(_:)` reads the
+/// gate before every event.
+/// - Note: thread-safe.
+@usableFromInline
+struct FlowGateSlot: ~Copyable, Sendable {
+  /// The gate, retained once by the slot (released at its end), or `nil` before the first store.
+  @usableFromInline let storage = Atomic<Unmanaged<FlowGate>?>(nil)
+
+  @inlinable
+  init() {}
+
+  /// The gate, if one was stored.
+  @inlinable
+  func load() -> FlowGate? {
+    // acquiring: pairs with storeIfNil's exchange; the gate is seen fully initialized.
+    storage.load(ordering: .acquiring)?.takeUnretainedValue()
+  }
+
+  /// Stores `gate` if no gate is stored yet; returns the stored one (`gate`, or the one that
+  /// another thread stored first).
+  @usableFromInline
+  func storeIfNil(_ gate: FlowGate) -> FlowGate {
+    let retained = Unmanaged.passRetained(gate)
+    // acquiringAndReleasing: publishes `gate` to later loads, or acquires the one stored first.
+    let (exchanged, original) = storage.compareExchange(
+      expected: nil,
+      desired: retained,
+      ordering: .acquiringAndReleasing
+    )
+    if exchanged { return gate }
+    retained.release()
+    return original.unsafelyUnwrapped.takeUnretainedValue()
+  }
+
+  deinit {
+    // acquiring: the last owner sees the store it releases (the producer is being deallocated).
+    storage.load(ordering: .acquiring)?.release()
+  }
+}

@@ -36,6 +36,9 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   @usableFromInline let upstream = LockedState<(any DisposableType)?>(nil)
   /// Counts the waiting events, the results delivered and the pressures (when given).
   @usableFromInline let statistics: DeliveryStatistics?
+  /// Whether the workers can hold every thread of ``DispatchTaskExecutor``: then the one that
+  /// releases the pressure yields to the senders it resumed (see `work(as:)`).
+  @usableFromInline let yieldsOnRelease: Bool
 
   @inlinable
   init(
@@ -52,6 +55,7 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
       Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: ordered, inbox: inbox)
     )
     self.statistics = statistics
+    yieldsOnRelease = maxConcurrent >= DispatchTaskExecutor.threads
     self.transform = transform
     self.observer = observer
   }
@@ -130,8 +134,18 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
     var releases = false
     var step = state.withLock { $0.take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases) }
     while true {
-      if releases { gate.release() }
-      releases = false
+      if releases {
+        releases = false
+        gate.release()
+        // The release resumed the waiting senders (their tasks are enqueued now); this worker
+        // holds no event (the step is `.again`). The workers and a sending task share Dispatch's
+        // threads (one per core): when the workers can hold every one, a worker that takes on
+        // keeps its thread until the buffer runs dry, so a sender resumed at `bufferLimit / 2`
+        // would run only then. Yielding, the worker runs again after them (once per
+        // `bufferLimit / 2` events at most). With fewer workers than threads a sender finds a
+        // free one, and a yield would only make this worker wait for a thread to wake.
+        if yieldsOnRelease { await Task.yield() }
+      }
       switch step {
       case .stop:
         return
