@@ -46,6 +46,16 @@ let package = Package(
       path: "Benchmarks/BondInstructions"
     ),
     // S7 latency: next() to the observer on a queue, p50/p99/p99.9 with HdrHistogram (perf/latency).
+    // Issue 23, item 4: one atomic pair, two nested pairs and Bond's multi-source operators,
+    // timed interleaved in one process.
+    .executableTarget(
+      name: "BondTwoPairs",
+      dependencies: [
+        .product(name: "Bond", package: "Bond"),
+        "BenchWork",
+      ],
+      path: "Benchmarks/BondTwoPairs"
+    ),
     .executableTarget(
       name: "BondLatency",
       dependencies: [

@@ -39,3 +39,32 @@ public final class FloorSender: @unchecked Sendable {
     preconditionFailure("FloorSender: the floor is the uncontended path; send from one thread")
   }
 }
+
+/// The floor of an operator that serializes several sources (issue 23, item 4: `combineLatest`,
+/// `zip`, `merge`): each source's atomic pair (a ``FloorSender``) around a second pair shared by the
+/// sources (the operator's inbox), around the call of the observer with the latest value of each of
+/// the first two sources. Bond's tuple operators pay both pairs: the source's for the single-source
+/// rule, the inbox's to serialize the sources. `BondTwoPairs` times it beside one pair and
+/// Bond's `combineLatest`, `zip` and `merge`.
+public enum TwoPairFloor {
+  /// Sends `0..<events`, round-robin over `sources` sources, each through its pair and the shared one.
+  @inline(never)
+  public static func run(sources: Int, events: Int, _ observer: @escaping (Int, Int) -> Void) {
+    let latest = UnsafeMutablePointer<(Int, Int)>.allocate(capacity: 1)
+    latest.initialize(to: (0, 0))
+    defer { latest.deallocate() }
+    let mask = sources - 1
+    precondition(sources == 2 || sources == 8, "TwoPairFloor.run: 2 or 8 sources, got \(sources)")
+    let inbox = FloorSender { value in
+      if value & 1 == 0 { latest.pointee.0 = value } else { latest.pointee.1 = value }
+      observer(latest.pointee.0, latest.pointee.1)
+    }
+    let senders = (0..<sources).map { _ in FloorSender { inbox.send($0) } }
+    if mask == 1 {
+      let (first, second) = (senders[0], senders[1])
+      for i in 0..<events { if i & 1 == 0 { first.send(i) } else { second.send(i) } }
+    } else {
+      for i in 0..<events { senders[i & mask].send(i) }
+    }
+  }
+}

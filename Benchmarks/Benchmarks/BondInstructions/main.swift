@@ -46,7 +46,7 @@ func opaquePairObserver(_ sum: Sum) -> (Int, Int) -> Void {
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let events = Int(arguments[3]) else {
   print(
-    "usage: BondInstructions S1|send|S2|S4|S5|S6|S9|S11|S12a|S12d|S15 Bond|OpenCombine|closure|naive|floor|floor2 EVENTS [--time]"
+    "usage: BondInstructions S1|send|S2|S4|S5|S6|S9|S11|S12a|S12d|S15 Bond|OpenCombine|closure|naive|floor EVENTS [--time]"
   )
   exit(2)
 }
@@ -173,21 +173,6 @@ case ("S4", "floor"), ("S15", "floor"):
   let first = FloorSender { latest.first($0) }
   let second = FloorSender { latest.second($0) }
   for i in 0..<events { if i & 1 == 0 { first.send(i) } else { second.send(i) } }
-case ("S4", "floor2"), ("S15", "floor2"):
-  // The floor of an operator that serializes its sources (issue 23, item 4): each source's atomic
-  // pair around a second, shared pair (the operator's inbox), around the floor's own call. Bond's
-  // combineLatest and zip pay both: the source's for the single-source rule, the inbox's to
-  // serialize the sources. `--time` gives its ns per event beside `floor`'s (one pair).
-  let latest = LatestPair(opaquePairObserver(sum))
-  let inbox = FloorSender { $0 & 1 == 0 ? latest.first($0) : latest.second($0) }
-  let first = FloorSender { inbox.send($0) }
-  let second = FloorSender { inbox.send($0) }
-  for i in 0..<events { if i & 1 == 0 { first.send(i) } else { second.send(i) } }
-case ("S5", "floor2"):
-  let opaque = opaqueObserver(sum)
-  let inbox = FloorSender { opaque($0) }
-  let sources = (0..<8).map { _ in FloorSender { inbox.send($0) } }
-  for i in 0..<events { sources[i & 7].send(i) }
 case ("S5", "Bond"):
   // merge-8: round-robin sends into 8 producers.
   let sources = (0..<8).map { _ in EventProducer<Int>() }
