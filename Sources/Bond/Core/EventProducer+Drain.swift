@@ -25,7 +25,7 @@ import Synchronization
 // Memory orderings: every read-modify-write of `wip` is acquiring-and-releasing, so the
 // drainer-owned state (observers, replay, batch) written by one holder happens-before the next
 // holder's use of it. `pending` is a `LockedState` (a pthread mutex), made by the first thread
-// that needs it (`pendingStorage`, an `AtomicLazyReference`: its acquiring load and
+// that needs it (`pendingStorage`, a `LazyObjectSlot`: its acquiring load and
 // acquiring-and-releasing store publish the initialized lock to every later user; two threads that
 // race to make it agree on the one stored first).
 //

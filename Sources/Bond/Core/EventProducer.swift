@@ -35,7 +35,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// The storage of ``pending``, made when first needed (the first contended or reentrant send,
   /// a managed lifetime, a binding): a producer that is only ever sent to from one thread at a time
   /// costs no lock allocation.
-  @usableFromInline let pendingStorage = AtomicLazyReference<LockStorage<Pending>>()
+  @usableFromInline let pendingStorage = LazyObjectSlot<LockStorage<Pending>>()
   /// Live observations (observe calls minus disposals), for `observerCount`.
   @usableFromInline let liveObservers = Atomic<Int>(0)
   /// Set by a `dispose()` that found another thread holding the delivery rights; the drainer checks
@@ -99,7 +99,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// lifecycle (``withLifecycle(_:)``), under one lock, made on first use (see `pendingStorage`).
   @inlinable
   var pending: LockedState<Pending> {
-    // acquiring (the lazy reference's load): sees the storage initialized by the thread that made it.
+    // acquiring (the slot's load): sees the storage initialized by the thread that made it.
     if let storage = pendingStorage.load() { return LockedState(storage: storage) }
     return LockedState(storage: pendingStorage.storeIfNil(LockStorage.make(Pending())))
   }

@@ -216,40 +216,46 @@ final class FlowGate: Sendable {
   }
 }
 
-/// A producer's ``FlowGate``, stored once when first needed: `AtomicLazyReference<FlowGate>`'s role,
-/// on an `Atomic` whose operations are specialized in the caller's module.
+/// A producer's ``FlowGate``, stored once when first needed (see ``LazyObjectSlot``).
+@usableFromInline
+typealias FlowGateSlot = LazyObjectSlot<FlowGate>
+
+/// An object stored once when first needed: `AtomicLazyReference`'s role, on an `Atomic` whose
+/// operations are specialized in the caller's module. A producer's ``FlowGate`` and its pending
+/// lock's storage are kept in one.
 ///
 /// Why not `AtomicLazyReference`: its `load()` is generic and not inlinable, and it looks up
 /// generic metadata in the runtime's cache at every call (~575 instructions); an async `send(_:)` reads the
-/// gate before every event.
+/// gate before every event, and a contended or reentrant send reads the pending lock.
 /// - Note: thread-safe.
 @usableFromInline
-struct FlowGateSlot: ~Copyable, Sendable {
-  /// The gate, retained once by the slot (released at its end), or `nil` before the first store.
-  @usableFromInline let storage = Atomic<Unmanaged<FlowGate>?>(nil)
+struct LazyObjectSlot<Object: AnyObject>: ~Copyable, @unchecked Sendable {
+  // @unchecked: the object is published by the atomic exchange; what it holds is its own business.
+  /// The object, retained once by the slot (released at its end), or `nil` before the first store.
+  @usableFromInline let storage = Atomic<Unmanaged<Object>?>(nil)
 
   @inlinable
   init() {}
 
-  /// The gate, if one was stored.
+  /// The object, if one was stored.
   @inlinable
-  func load() -> FlowGate? {
-    // acquiring: pairs with storeIfNil's exchange; the gate is seen fully initialized.
+  func load() -> Object? {
+    // acquiring: pairs with storeIfNil's exchange; the object is seen fully initialized.
     storage.load(ordering: .acquiring)?.takeUnretainedValue()
   }
 
-  /// Stores `gate` if no gate is stored yet; returns the stored one (`gate`, or the one that
+  /// Stores `object` if none is stored yet; returns the stored one (`object`, or the one that
   /// another thread stored first).
-  @usableFromInline
-  func storeIfNil(_ gate: FlowGate) -> FlowGate {
-    let retained = Unmanaged.passRetained(gate)
-    // acquiringAndReleasing: publishes `gate` to later loads, or acquires the one stored first.
+  @inlinable
+  func storeIfNil(_ object: Object) -> Object {
+    let retained = Unmanaged.passRetained(object)
+    // acquiringAndReleasing: publishes `object` to later loads, or acquires the one stored first.
     let (exchanged, original) = storage.compareExchange(
       expected: nil,
       desired: retained,
       ordering: .acquiringAndReleasing
     )
-    if exchanged { return gate }
+    if exchanged { return object }
     retained.release()
     return original.unsafelyUnwrapped.takeUnretainedValue()
   }
