@@ -1,0 +1,340 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Bond
+
+/// The upstreams of `merge`, `combineLatest` and `zip` changing state under a flood of `next` from
+/// several threads: a second observer comes and goes, an upstream finishes, the operator's
+/// observation is replaced, its observer sends back into the upstream, observations come and go
+/// ten thousand times. Black-box (the public API and CONTRACT.md's guarantees 1-3, 6 and the finite
+/// streams rules): whatever shortcut an upstream takes while the operator's inbox is its only
+/// observer, these outcomes must hold. Run under
+/// `swift test --sanitize=thread --filter UpstreamTransitionStressTests`.
+@Suite(.serialized) struct UpstreamTransitionStressTests {
+  typealias Stamp = TransitionStamp
+  static let other = TransitionStamp.otherSource
+
+  enum Entry: Sendable, Equatable {
+    case event(Stamp)
+    case end
+  }
+
+  /// A second observer (on the upstream itself, or a second `merge` over it) registers and disposes
+  /// again and again while two threads flood the upstream, another floods the operator's other
+  /// source, and the operator observes throughout. The operator's observer gets every event of the
+  /// upstream once, each thread's in order; each second observer gets a contiguous run of the
+  /// operator's order (one order, no gap, no duplicate; a replay is the run's head), which holds
+  /// every event sent after its `observe` returned up to where it was disposed, and no delivery to
+  /// it starts after its `dispose()` returned (one in flight may end).
+  @Test func secondObserverComingAndGoingOnAFloodedUpstream() {
+    withWatchdog("secondObserverComingAndGoingOnAFloodedUpstream", seconds: 120) {
+      let perThread = 3_000
+      for round in 0..<(24 * stressScale) {
+        let combiner = TransitionCombiner.allCases[round % 3]
+        let a = EventProducer<Stamp>(replayLength: (round / 3).isMultiple(of: 2) ? 0 : 2)
+        let b = EventProducer<Stamp>()
+        let throughMerge = (round / 6) % 2 == 1
+        let order = StampLog()  // a's events, as the operator delivered them
+        let operatorObservation = combiner.observe(a, b) { order.add($0) }
+        b.next(Stamp(thread: Self.other, sequence: -1, epoch: 0))  // from now on each event of a makes a tuple
+        let epoch = Atomic<Int>(0)
+        let progress = Atomic<Int>(0)  // events sent by thread 0
+        let floodsDone = Atomic<Int>(0)
+        let churned = Locked<[ChurnedObservation]>([])
+        runTogether(threads: 4) { thread in
+          switch thread {
+          case 0, 1:
+            for sequence in 0..<perThread {
+              a.next(Stamp(thread: thread, sequence: sequence, epoch: epoch.load(ordering: .acquiring)))
+              if thread == 0 { progress.store(sequence, ordering: .relaxed) }
+            }
+            floodsDone.add(1, ordering: .releasing)
+          case 2:
+            for sequence in 0..<(2 * perThread) { b.next(Stamp(thread: Self.other, sequence: sequence, epoch: 0)) }
+          default:
+            // Cycles while three quarters of the flood is sent; the last observer stays to the end.
+            var cycle = 0
+            while true {
+              cycle += 1
+              let last = progress.load(ordering: .relaxed) >= perThread * 3 / 4
+              let observer = ChurnedObservation(cycle: cycle, stalls: true)
+              churned.withLock { $0.append(observer) }
+              observer.started(throughMerge ? merge([a]).observe(observer.receive) : a.observe(observer.receive))
+              // releasing: a sender that reads it sends after `observe` returned.
+              epoch.store(cycle, ordering: .releasing)
+              while !observer.sawLive && floodsDone.load(ordering: .acquiring) < 2 { sched_yield() }
+              if last || floodsDone.load(ordering: .acquiring) == 2 { break }
+              observer.dispose()
+            }
+          }
+        }
+        #expect(waitUntil(seconds: 30) { order.count >= 2 * perThread }, "round \(round): every event reaches the operator")
+        let delivered = order.items
+        #expect(delivered.count == 2 * perThread)
+        for thread in 0..<2 {
+          #expect(sequences(of: thread, in: delivered) == Array(0..<perThread), "round \(round), \(combiner): in order")
+        }
+        checkRuns(churned.value, of: delivered, round: round)
+        churned.value.last?.dispose()
+        operatorObservation.dispose()
+        #expect(a.observerCount == 0 && b.observerCount == 0)
+      }
+    }
+  }
+
+  /// The upstream finishes on one thread while two others flood it (the operator's other source has
+  /// ended before, so the upstream's end ends the operator: merge once both have ended,
+  /// combineLatest once both have ended, zip once a source has ended with nothing unmatched). The
+  /// operator delivers one end, nothing after it (checked once every round has run), and before it
+  /// every event whose `next` returned before `finish()` was called; each thread's events in order.
+  @Test func upstreamFinishingUnderAFloodEndsTheOperatorOnceAfterItsEvents() {
+    withWatchdog("upstreamFinishingUnderAFloodEndsTheOperatorOnceAfterItsEvents", seconds: 120) {
+      let before = 200  // thread 0's events, all sent before it calls finish()
+      let cap = 2_000  // the most that threads 1 and 2 send each
+      var rounds: [(log: Recorder<Entry>, returned: [Int], observation: any DisposableType)] = []
+      for round in 0..<(150 * stressScale) {
+        let combiner = TransitionCombiner.allCases[round % 3]
+        let a = EventProducer<Stamp>()
+        let b = EventProducer<Stamp>()
+        let log = Recorder<Entry>()
+        let observation = combiner.observe(a, b, onA: { log.add(.event($0)) }, finished: { log.add(.end) })
+        // zip: b's events outnumber a's, so a's end leaves nothing of a unmatched and ends it.
+        let bEvents = [TransitionCombiner.merge: 0, .combineLatest: 1, .zip: before + 2 * cap][combiner]!
+        for sequence in 0..<bEvents { b.next(Stamp(thread: Self.other, sequence: sequence, epoch: 0)) }
+        b.finish()
+        let returned = SendProgress()
+        let finishCalled = Atomic<Bool>(false)
+        let returnedAtFinish = Locked<[Int]>([])
+        runTogether(threads: 3) { thread in
+          if thread == 0 {
+            for sequence in 0..<before { a.next(Stamp(thread: 0, sequence: sequence, epoch: 0)) }
+            // What threads 1 and 2 had sent (their `next` returned) before finish() is called.
+            returnedAtFinish.withLock { $0 = [before - 1, returned.last(1), returned.last(2)] }
+            a.finish()
+            finishCalled.store(true, ordering: .releasing)
+            return
+          }
+          // Sends until 50 events after finish() returned (they reach nobody), at most `cap`.
+          var extra = 50
+          for sequence in 0..<cap where extra > 0 {
+            a.next(Stamp(thread: thread, sequence: sequence, epoch: 0))
+            returned.sent(sequence, by: thread)
+            if finishCalled.load(ordering: .acquiring) { extra -= 1 }
+          }
+        }
+        #expect(waitUntil(seconds: 10) { log.items.contains(.end) }, "round \(round), \(combiner): the end arrives")
+        #expect(a.observerCount == 0 && b.observerCount == 0)
+        rounds.append((log, returnedAtFinish.value, observation))
+      }
+      // Anything delivered after an end has had every other round's time to show up.
+      for (round, (log, returned, observation)) in rounds.enumerated() {
+        let entries = log.items
+        #expect(entries.filter { $0 == .end }.count == 1 && entries.last == .end, "round \(round): one end, the last")
+        let stamps = entries.compactMap { if case .event(let stamp) = $0 { stamp } else { nil } }
+        for thread in 0..<3 {
+          let received = sequences(of: thread, in: stamps)
+          #expect(received == Array(0..<received.count), "round \(round): thread \(thread)'s events in order, once")
+          #expect(received.count > returned[thread], "round \(round): every event sent before finish() arrives")
+        }
+        #expect(observation.isDisposed)
+      }
+    }
+  }
+
+  /// The operator's observation is replaced again and again (through merge, combineLatest and zip in
+  /// turn; the new one observed before the old is disposed, or after) while two threads flood the
+  /// upstream and a third its other source, so the upstream goes 1 -> 2 -> 1 and 1 -> 0 -> 1 observers
+  /// under the flood. Each observation gets, of each thread, a contiguous run of its events in order,
+  /// from no later than the first one sent after its `observe` returned; no delivery to it starts
+  /// after its `dispose()` returned (one in flight may end); its observer's closure is released.
+  @Test func operatorObservationsReplacedWhileFloodsRun() {
+    withWatchdog("operatorObservationsReplacedWhileFloodsRun", seconds: 120) {
+      let cycles = 300 * stressScale
+      let burst = 400
+      let a = EventProducer<Stamp>()
+      let b = EventProducer<Stamp>(replayLength: 1)  // each new combineLatest starts with b's latest
+      b.next(Stamp(thread: Self.other, sequence: -1, epoch: 0))
+      let epoch = Atomic<Int>(0)
+      let stop = Atomic<Bool>(false)
+      let tokens = WeakTokens()
+      let observers = Locked<[ChurnedObservation]>([])
+      // Per flooding thread: at index e, the sequence of its first event sent with an epoch >= e.
+      let firstOfEpoch = Locked<[[Int]]>([[], []])
+      runTogether(threads: 4) { thread in
+        switch thread {
+        case 0, 1, 2:
+          // At most `burst` events per epoch and thread of a, three times as many of b (so that zip
+          // always has a partner for the first event of a's new epoch): the backlog stays bounded.
+          let limit = thread == 2 ? 3 * burst : burst
+          var firsts = [0]
+          var sequence = 0
+          while !stop.load(ordering: .acquiring) {
+            let current = epoch.load(ordering: .acquiring)
+            while firsts.count <= current { firsts.append(sequence) }
+            guard sequence - firsts[current] < limit else {
+              sched_yield()
+              continue
+            }
+            if thread == 2 {
+              b.next(Stamp(thread: Self.other, sequence: sequence, epoch: 0))
+            } else {
+              a.next(Stamp(thread: thread, sequence: sequence, epoch: current))
+            }
+            sequence += 1
+          }
+          if thread < 2 { firstOfEpoch.withLock { $0[thread] = firsts } }
+        default:
+          var previous: ChurnedObservation?
+          for cycle in 1...cycles {
+            let overlapping = cycle.isMultiple(of: 2)
+            if !overlapping { previous?.dispose() }
+            let observer = ChurnedObservation(cycle: cycle)
+            observers.withLock { $0.append(observer) }
+            let token = tokens.make()
+            let combiner = TransitionCombiner.allCases[cycle % 3]
+            let registered = Atomic<Bool>(false)
+            observer.started(
+              combiner.observe(a, b) { stamp in
+                withExtendedLifetime(token) {}
+                observer.receive(stamp)
+              } registered: {
+                registered.store(true, ordering: .releasing)
+              }
+            )
+            // combineLatest drops a's events until b's latest has reached it, which the flood of b may
+            // delay past `observe` (its replay is queued): its epoch starts once `registered` is called.
+            if combiner == .combineLatest { waitUntil(seconds: 10) { registered.load(ordering: .acquiring) } }
+            // releasing: a sender that reads it sends after `observe` returned.
+            epoch.store(cycle, ordering: .releasing)
+            // The floods go on: a live event comes, unless it is lost (checked below).
+            let live = waitUntil(seconds: 10) { observer.sawLive }
+            if overlapping { previous?.dispose() }
+            previous = observer
+            if !live { break }
+          }
+          previous?.dispose()
+          stop.store(true, ordering: .releasing)
+        }
+      }
+      #expect(waitUntil(seconds: 10) { tokens.alive == 0 }, "every disposed observation's closure is released")
+      #expect(tokens.count == cycles)
+      let firsts = firstOfEpoch.value
+      for observer in observers.value {
+        let cycle = observer.cycle
+        let combiner = TransitionCombiner.allCases[cycle % 3]
+        #expect(observer.sawLive, "cycle \(cycle), \(combiner): an event sent after observe returned arrives")
+        #expect(observer.late.count <= 1, "cycle \(cycle): no delivery starts after dispose() returned")
+        let log = observer.log.items
+        for thread in 0..<2 {
+          let received = sequences(of: thread, in: log)
+          #expect(isConsecutive(received), "cycle \(cycle), thread \(thread): no gap, no duplicate, in order")
+          // Its first event sent after observe returned: received, if a later one was.
+          if cycle < firsts[thread].count, let first = received.first, let last = received.last, last >= firsts[thread][cycle] {
+            #expect(first <= firsts[thread][cycle], "cycle \(cycle), \(combiner), thread \(thread): an event sent after observe returned is missing")
+          }
+        }
+      }
+      #expect(a.observerCount == 0 && b.observerCount == 0)
+    }
+  }
+
+  /// The operator's observer sends back into the upstream from inside its deliveries (every 8th event
+  /// of the floods starts a chain of 4 such sends, each sent from the delivery of the one before)
+  /// while two threads flood that upstream and a third the other source. Every event arrives once,
+  /// each thread's in order, the chained sends in the order they were sent; no two deliveries
+  /// overlap (a send that recursed into the delivery would: the stack stays flat); no deadlock (the
+  /// watchdog).
+  @Test func reentrantSendsIntoAFloodedUpstream() {
+    withWatchdog("reentrantSendsIntoAFloodedUpstream", seconds: 120) {
+      let perThread = 4_000
+      let every = 8
+      let chain = 4
+      let echoThread = 2
+      let echoes = 2 * ((perThread + every - 1) / every) * chain
+      let total = 2 * perThread + echoes
+      for round in 0..<(6 * stressScale) {
+        let combiner = TransitionCombiner.allCases[round % 3]
+        let a = EventProducer<Stamp>()
+        let b = EventProducer<Stamp>()
+        let overlaps = OverlapDetector()
+        let order = StampLog()
+        var echoSequence = 0  // touched only by deliveries, which never overlap
+        let observation = combiner.observe(a, b) { stamp in
+          overlaps.enter()
+          order.add(stamp)
+          // An echo carries in `epoch` how many more sends its chain makes.
+          let remaining = stamp.thread == echoThread ? stamp.epoch : stamp.sequence % every == 0 ? chain : 0
+          if remaining > 0 {
+            a.next(Stamp(thread: echoThread, sequence: echoSequence, epoch: remaining - 1))
+            echoSequence += 1
+          }
+          overlaps.leave()
+        }
+        b.next(Stamp(thread: Self.other, sequence: -1, epoch: 0))  // from now on each event of a makes a tuple
+        runTogether(threads: 3) { thread in
+          if thread < 2 {
+            for sequence in 0..<perThread { a.next(Stamp(thread: thread, sequence: sequence, epoch: 0)) }
+          } else {
+            // zip: one event of b for each of a's, the echoes included.
+            for sequence in 0..<total { b.next(Stamp(thread: Self.other, sequence: sequence, epoch: 0)) }
+          }
+        }
+        #expect(waitUntil(seconds: 30) { order.count >= total }, "round \(round), \(combiner): every event arrives")
+        observation.dispose()
+        let delivered = order.items
+        #expect(overlaps.count == 0, "round \(round), \(combiner): no overlapping or nested delivery")
+        #expect(delivered.count == total)
+        for thread in 0..<2 { #expect(sequences(of: thread, in: delivered) == Array(0..<perThread)) }
+        #expect(sequences(of: echoThread, in: delivered) == Array(0..<echoes), "the echoes once, in order")
+        #expect(a.observerCount == 0 && b.observerCount == 0)
+      }
+    }
+  }
+
+  /// merge, combineLatest and zip observe the upstream and are disposed 10,000 times in a loop while
+  /// two threads flood it and the other source (so every observation sees events, and the upstream
+  /// goes 0 -> 1 -> 0 observers under the flood). Nothing stays behind: every observer's closure is
+  /// released, and the upstreams have no observer left.
+  @Test func observingAndDisposingTenThousandTimesLeavesNothingBehind() {
+    withWatchdog("observingAndDisposingTenThousandTimesLeavesNothingBehind", seconds: 120) {
+      let iterations = 10_000 * stressScale
+      let a = EventProducer<Stamp>()
+      let b = EventProducer<Stamp>(replayLength: 1)
+      let stop = Atomic<Bool>(false)
+      let tokens = WeakTokens()
+      let deliveries = Counter()
+      let done = Atomic<Int>(0)  // iterations done
+      runTogether(threads: 3) { thread in
+        if thread < 2 {
+          // At most 20 events per iteration: the backlog stays bounded.
+          var sequence = 0
+          while !stop.load(ordering: .acquiring) {
+            guard sequence < 20 * (done.load(ordering: .relaxed) + 1) else {
+              sched_yield()
+              continue
+            }
+            (thread == 0 ? a : b).next(Stamp(thread: thread == 0 ? 0 : Self.other, sequence: sequence, epoch: 0))
+            sequence += 1
+          }
+          return
+        }
+        for iteration in 0..<iterations {
+          let token = tokens.make()
+          let observation = TransitionCombiner.allCases[iteration % 3].observe(a, b) { _ in
+            withExtendedLifetime(token) {}
+            deliveries.increment()
+          }
+          // One event of a's from this thread too, every 4th time, through the new observation.
+          if iteration.isMultiple(of: 4) { a.next(Stamp(thread: 2, sequence: iteration, epoch: 0)) }
+          observation.dispose()
+          done.store(iteration + 1, ordering: .relaxed)
+        }
+        stop.store(true, ordering: .releasing)
+      }
+      #expect(tokens.count == iterations)
+      #expect(waitUntil(seconds: 10) { tokens.alive == 0 }, "every observer's closure is released")
+      #expect(a.observerCount == 0 && b.observerCount == 0)
+      #expect(deliveries.count > 0, "the observations saw the flood")
+    }
+  }
+}
