@@ -40,17 +40,21 @@ import Testing
         let epoch = Atomic<Int>(0)
         let progress = Atomic<Int>(0)  // events sent by thread 0
         let floodsDone = Atomic<Int>(0)
+        let unpaced = Atomic<Bool>(false)
         let churned = Locked<[ChurnedObservation]>([])
         runTogether(threads: 4) { thread in
           switch thread {
           case 0, 1:
-            for sequence in 0..<perThread {
-              a.next(Stamp(thread: thread, sequence: sequence, epoch: epoch.load(ordering: .acquiring)))
+            // 150 events per cycle each, so that the cycles happen throughout the flood.
+            sendPaced(count: perThread, limit: 150, epoch: epoch, unpaced: unpaced) { sequence, current in
+              a.next(Stamp(thread: thread, sequence: sequence, epoch: current))
               if thread == 0 { progress.store(sequence, ordering: .relaxed) }
             }
             floodsDone.add(1, ordering: .releasing)
           case 2:
-            for sequence in 0..<(2 * perThread) { b.next(Stamp(thread: Self.other, sequence: sequence, epoch: 0)) }
+            sendPaced(count: 2 * perThread, limit: 300, epoch: epoch, unpaced: unpaced) { sequence, _ in
+              b.next(Stamp(thread: Self.other, sequence: sequence, epoch: 0))
+            }
           default:
             // Cycles while three quarters of the flood is sent; the last observer stays to the end.
             var cycle = 0
@@ -62,13 +66,17 @@ import Testing
               observer.started(throughMerge ? merge([a]).observe(observer.receive) : a.observe(observer.receive))
               // releasing: a sender that reads it sends after `observe` returned.
               epoch.store(cycle, ordering: .releasing)
-              while !observer.sawLive && floodsDone.load(ordering: .acquiring) < 2 { sched_yield() }
+              if last { unpaced.store(true, ordering: .releasing) }
+              while !observer.sawLive && floodsDone.load(ordering: .acquiring) < 2 { usleep(20) }
               if last || floodsDone.load(ordering: .acquiring) == 2 { break }
               observer.dispose()
             }
           }
         }
-        #expect(waitUntil(seconds: 30) { order.count >= 2 * perThread }, "round \(round): every event reaches the operator")
+        #expect(
+          waitUntil(seconds: 30) { order.count >= 2 * perThread },
+          "round \(round): every event reaches the operator"
+        )
         let delivered = order.items
         #expect(delivered.count == 2 * perThread)
         for thread in 0..<2 {
@@ -229,8 +237,13 @@ import Testing
           let received = sequences(of: thread, in: log)
           #expect(isConsecutive(received), "cycle \(cycle), thread \(thread): no gap, no duplicate, in order")
           // Its first event sent after observe returned: received, if a later one was.
-          if cycle < firsts[thread].count, let first = received.first, let last = received.last, last >= firsts[thread][cycle] {
-            #expect(first <= firsts[thread][cycle], "cycle \(cycle), \(combiner), thread \(thread): an event sent after observe returned is missing")
+          if cycle < firsts[thread].count, let first = received.first, let last = received.last,
+            last >= firsts[thread][cycle]
+          {
+            #expect(
+              first <= firsts[thread][cycle],
+              "cycle \(cycle), \(combiner), thread \(thread): an event sent after observe returned is missing"
+            )
           }
         }
       }

@@ -32,7 +32,12 @@ enum TransitionCombiner: CaseIterable, Sendable {
   ) -> any DisposableType {
     switch self {
     case .merge:
-      return Self.observe(Bond.merge([a, b]), { if $0.thread != TransitionStamp.otherSource { onA($0) } }, finished, registered)
+      return Self.observe(
+        Bond.merge([a, b]),
+        { if $0.thread != TransitionStamp.otherSource { onA($0) } },
+        finished,
+        registered
+      )
     case .combineLatest:
       var last: TransitionStamp?  // touched only by this observation's deliveries
       return Self.observe(
@@ -120,7 +125,7 @@ final class ChurnedObservation: Sendable {
     // releasing: the churner that sees it reads the log under its lock anyway; ordered for clarity.
     if stamp.epoch >= cycle { sawLiveEvent.store(true, ordering: .releasing) }
     deliveries.increment()
-    if stalls && deliveries.count % 64 == 0 { for _ in 0..<20 { sched_yield() } }
+    if stalls && deliveries.count % 64 == 0 { usleep(100) }
   }
 
   /// Whether it received an event sent after its `observe` returned.
@@ -175,6 +180,33 @@ func isConsecutive(_ values: [Int]) -> Bool {
   zip(values, values.dropFirst()).allSatisfy { $1 == $0 + 1 }
 }
 
+/// Sends `count` events, calling `send(sequence, epoch)` with the epoch read just before: at most
+/// `limit` of them per epoch (then waits for the next one) until `unpaced` is set, so that a flood
+/// spreads over the cycles of the thread that advances the epoch.
+func sendPaced(
+  count: Int,
+  limit: Int,
+  epoch: borrowing Atomic<Int>,
+  unpaced: borrowing Atomic<Bool>,
+  _ send: (_ sequence: Int, _ epoch: Int) -> Void
+) {
+  var sentInEpoch = 0
+  var lastEpoch = 0
+  for sequence in 0..<count {
+    var current = epoch.load(ordering: .acquiring)
+    while current == lastEpoch && sentInEpoch >= limit && !unpaced.load(ordering: .acquiring) {
+      usleep(20)
+      current = epoch.load(ordering: .acquiring)
+    }
+    if current != lastEpoch {
+      lastEpoch = current
+      sentInEpoch = 0
+    }
+    send(sequence, current)
+    sentInEpoch += 1
+  }
+}
+
 /// The last sequence number whose `next` returned, of threads 1 and 2 of a test.
 final class SendProgress: Sendable {
   private let first = Atomic<Int>(-1)
@@ -207,7 +239,10 @@ func checkRuns(_ observers: [ChurnedObservation], of order: [TransitionStamp], r
     // later one must reach the observer until it is disposed.
     let firstLive = order.firstIndex { $0.epoch >= observer.cycle }
     if isLast, firstLive != nil {
-      #expect(waitUntil(seconds: 10) { observer.log.last == order.last }, "round \(round): the last observer gets to the end")
+      #expect(
+        waitUntil(seconds: 10) { observer.log.last == order.last },
+        "round \(round): the last observer gets to the end"
+      )
     }
     let run = observer.log.items
     #expect(observer.late.count <= 1, "round \(round): no delivery starts after dispose() returned")
@@ -219,7 +254,10 @@ func checkRuns(_ observers: [ChurnedObservation], of order: [TransitionStamp], r
       continue
     }
     if let firstLive, start + run.count - 1 >= firstLive {
-      #expect(start <= firstLive, "round \(round), cycle \(observer.cycle): an event sent after observe returned is missing")
+      #expect(
+        start <= firstLive,
+        "round \(round), cycle \(observer.cycle): an event sent after observe returned is missing"
+      )
     }
     if isLast, firstLive != nil { #expect(start + run.count == order.count) }
   }
