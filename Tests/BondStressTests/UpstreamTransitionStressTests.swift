@@ -14,11 +14,6 @@ import Testing
   typealias Stamp = TransitionStamp
   static let other = TransitionStamp.otherSource
 
-  enum Entry: Sendable, Equatable {
-    case event(Stamp)
-    case end
-  }
-
   /// A second observer (on the upstream itself, or a second `merge` over it) registers and disposes
   /// again and again while two threads flood the upstream, another floods the operator's other
   /// source, and the operator observes throughout. The operator's observer gets every event of the
@@ -44,17 +39,19 @@ import Testing
         let churned = Locked<[ChurnedObservation]>([])
         runTogether(threads: 4) { thread in
           switch thread {
-          case 0, 1:
-            // 150 events per cycle each, so that the cycles happen throughout the flood.
-            sendPaced(count: perThread, limit: 150, epoch: epoch, unpaced: unpaced) { sequence, current in
+          case 0, 1, 2:
+            // 150 events of a per cycle and thread (300 of b), so that the cycles spread over the flood.
+            sendPaced(
+              count: thread == 2 ? 2 * perThread : perThread,
+              limit: thread == 2 ? 300 : 150,
+              epoch: epoch,
+              unpaced: { unpaced.load(ordering: .acquiring) }
+            ) { sequence, current in
+              guard thread < 2 else { return b.next(Stamp(thread: Self.other, sequence: sequence, epoch: 0)) }
               a.next(Stamp(thread: thread, sequence: sequence, epoch: current))
               if thread == 0 { progress.store(sequence, ordering: .relaxed) }
             }
-            floodsDone.add(1, ordering: .releasing)
-          case 2:
-            sendPaced(count: 2 * perThread, limit: 300, epoch: epoch, unpaced: unpaced) { sequence, _ in
-              b.next(Stamp(thread: Self.other, sequence: sequence, epoch: 0))
-            }
+            if thread < 2 { floodsDone.add(1, ordering: .releasing) }
           default:
             // Cycles while three quarters of the flood is sent; the last observer stays to the end.
             var cycle = 0
@@ -73,15 +70,7 @@ import Testing
             }
           }
         }
-        #expect(
-          waitUntil(seconds: 30) { order.count >= 2 * perThread },
-          "round \(round): every event reaches the operator"
-        )
-        let delivered = order.items
-        #expect(delivered.count == 2 * perThread)
-        for thread in 0..<2 {
-          #expect(sequences(of: thread, in: delivered) == Array(0..<perThread), "round \(round), \(combiner): in order")
-        }
+        let delivered = checkOperatorOrder(order, perThread: perThread, round: round)
         checkRuns(churned.value, of: delivered, round: round)
         churned.value.last?.dispose()
         operatorObservation.dispose()
@@ -99,12 +88,12 @@ import Testing
     withWatchdog("upstreamFinishingUnderAFloodEndsTheOperatorOnceAfterItsEvents", seconds: 120) {
       let before = 200  // thread 0's events, all sent before it calls finish()
       let cap = 2_000  // the most that threads 1 and 2 send each
-      var rounds: [(log: Recorder<Entry>, returned: [Int], observation: any DisposableType)] = []
+      var rounds: [(log: Recorder<TransitionEntry>, returned: [Int], observation: any DisposableType)] = []
       for round in 0..<(150 * stressScale) {
         let combiner = TransitionCombiner.allCases[round % 3]
         let a = EventProducer<Stamp>()
         let b = EventProducer<Stamp>()
-        let log = Recorder<Entry>()
+        let log = Recorder<TransitionEntry>()
         let observation = combiner.observe(a, b, onA: { log.add(.event($0)) }, finished: { log.add(.end) })
         // zip: b's events outnumber a's, so a's end leaves nothing of a unmatched and ends it.
         let bEvents = [TransitionCombiner.merge: 0, .combineLatest: 1, .zip: before + 2 * cap][combiner]!
@@ -136,14 +125,7 @@ import Testing
       }
       // Anything delivered after an end has had every other round's time to show up.
       for (round, (log, returned, observation)) in rounds.enumerated() {
-        let entries = log.items
-        #expect(entries.filter { $0 == .end }.count == 1 && entries.last == .end, "round \(round): one end, the last")
-        let stamps = entries.compactMap { if case .event(let stamp) = $0 { stamp } else { nil } }
-        for thread in 0..<3 {
-          let received = sequences(of: thread, in: stamps)
-          #expect(received == Array(0..<received.count), "round \(round): thread \(thread)'s events in order, once")
-          #expect(received.count > returned[thread], "round \(round): every event sent before finish() arrives")
-        }
+        checkEnd(log.items, returnedAtFinish: returned, round: round)
         #expect(observation.isDisposed)
       }
     }
@@ -173,22 +155,13 @@ import Testing
         case 0, 1, 2:
           // At most `burst` events per epoch and thread of a, three times as many of b (so that zip
           // always has a partner for the first event of a's new epoch): the backlog stays bounded.
-          let limit = thread == 2 ? 3 * burst : burst
-          var firsts = [0]
-          var sequence = 0
-          while !stop.load(ordering: .acquiring) {
-            let current = epoch.load(ordering: .acquiring)
-            while firsts.count <= current { firsts.append(sequence) }
-            guard sequence - firsts[current] < limit else {
-              sched_yield()
-              continue
-            }
-            if thread == 2 {
-              b.next(Stamp(thread: Self.other, sequence: sequence, epoch: 0))
-            } else {
-              a.next(Stamp(thread: thread, sequence: sequence, epoch: current))
-            }
-            sequence += 1
+          let firsts = sendPaced(
+            limit: thread == 2 ? 3 * burst : burst,
+            epoch: epoch,
+            stop: { stop.load(ordering: .acquiring) }
+          ) { sequence, current in
+            guard thread < 2 else { return b.next(Stamp(thread: Self.other, sequence: sequence, epoch: 0)) }
+            a.next(Stamp(thread: thread, sequence: sequence, epoch: current))
           }
           if thread < 2 { firstOfEpoch.withLock { $0[thread] = firsts } }
         default:
@@ -226,27 +199,7 @@ import Testing
       }
       #expect(waitUntil(seconds: 10) { tokens.alive == 0 }, "every disposed observation's closure is released")
       #expect(tokens.count == cycles)
-      let firsts = firstOfEpoch.value
-      for observer in observers.value {
-        let cycle = observer.cycle
-        let combiner = TransitionCombiner.allCases[cycle % 3]
-        #expect(observer.sawLive, "cycle \(cycle), \(combiner): an event sent after observe returned arrives")
-        #expect(observer.late.count <= 1, "cycle \(cycle): no delivery starts after dispose() returned")
-        let log = observer.log.items
-        for thread in 0..<2 {
-          let received = sequences(of: thread, in: log)
-          #expect(isConsecutive(received), "cycle \(cycle), thread \(thread): no gap, no duplicate, in order")
-          // Its first event sent after observe returned: received, if a later one was.
-          if cycle < firsts[thread].count, let first = received.first, let last = received.last,
-            last >= firsts[thread][cycle]
-          {
-            #expect(
-              first <= firsts[thread][cycle],
-              "cycle \(cycle), \(combiner), thread \(thread): an event sent after observe returned is missing"
-            )
-          }
-        }
-      }
+      checkReplacedObservations(observers.value, firstOfEpoch: firstOfEpoch.value)
       #expect(a.observerCount == 0 && b.observerCount == 0)
     }
   }
@@ -320,14 +273,8 @@ import Testing
       runTogether(threads: 3) { thread in
         if thread < 2 {
           // At most 20 events per iteration: the backlog stays bounded.
-          var sequence = 0
-          while !stop.load(ordering: .acquiring) {
-            guard sequence < 20 * (done.load(ordering: .relaxed) + 1) else {
-              sched_yield()
-              continue
-            }
+          sendPaced(limit: 20, epoch: done, stop: { stop.load(ordering: .acquiring) }) { sequence, _ in
             (thread == 0 ? a : b).next(Stamp(thread: thread == 0 ? 0 : Self.other, sequence: sequence, epoch: 0))
-            sequence += 1
           }
           return
         }
@@ -340,7 +287,7 @@ import Testing
           // One event of a's from this thread too, every 4th time, through the new observation.
           if iteration.isMultiple(of: 4) { a.next(Stamp(thread: 2, sequence: iteration, epoch: 0)) }
           observation.dispose()
-          done.store(iteration + 1, ordering: .relaxed)
+          done.store(iteration + 1, ordering: .releasing)
         }
         stop.store(true, ordering: .releasing)
       }
