@@ -180,11 +180,6 @@ func sequences(of thread: Int, in stamps: [TransitionStamp]) -> [Int] {
   stamps.filter { $0.thread == thread }.map(\.sequence)
 }
 
-/// Whether `values` is a run of consecutive integers (each one more than the one before).
-func isConsecutive(_ values: [Int]) -> Bool {
-  zip(values, values.dropFirst()).allSatisfy { $1 == $0 + 1 }
-}
-
 /// Sends events numbered from 0, calling `send(sequence, epoch)` with the epoch read just before,
 /// until `count` are sent or `stop()`: at most `limit` of them per epoch (then it waits for the next
 /// one) unless `unpaced()`, so that a flood spreads over the cycles of the thread that advances the
