@@ -6,8 +6,7 @@ import Testing
 /// The upstreams of `merge`, `combineLatest` and `zip` changing state under a flood of `next` from
 /// several threads. Black-box (the public API, CONTRACT.md's guarantees 1-3 and 6, the finite
 /// streams rules): whatever shortcut an upstream takes while the operator's inbox is its only
-/// observer, these outcomes must hold. Run under `swift test --sanitize=thread --filter
-/// UpstreamTransitionStressTests`.
+/// observer, these outcomes must hold. Run under ThreadSanitizer too.
 @Suite(.serialized) struct UpstreamTransitionStressTests {
   typealias Stamp = TransitionStamp
   static let other = TransitionStamp.otherSource
@@ -134,8 +133,8 @@ import Testing
   /// turn; the new one observed before the old is disposed, or after) while two threads flood the
   /// upstream and a third its other source, so the upstream goes 1 -> 2 -> 1 and 1 -> 0 -> 1 observers
   /// under the flood. Each observation gets, of each thread, a contiguous run of its events in order,
-  /// from no later than the first one sent after its `observe` returned; no delivery to it starts
-  /// after its `dispose()` returned (one in flight may end); its observer's closure is released.
+  /// from no later than the first one sent after its `observe` returned; no delivery starts after
+  /// its `dispose()` returned (one in flight may end); its closure is released.
   @Test func operatorObservationsReplacedWhileFloodsRun() {
     withWatchdog("operatorObservationsReplacedWhileFloodsRun", seconds: 120) {
       let cycles = 300 * stressScale
@@ -184,8 +183,7 @@ import Testing
             // combineLatest drops a's events until b's latest has reached it, which the flood of b may
             // delay past `observe` (its replay is queued): its epoch starts once `registered` is called.
             if combiner == .combineLatest { waitUntil(seconds: 10) { registered.load(ordering: .acquiring) } }
-            // releasing: a sender that reads it sends after `observe` returned.
-            epoch.store(cycle, ordering: .releasing)
+            epoch.store(cycle, ordering: .releasing)  // releasing: its readers send after `observe`
             // The floods go on: a live event comes, unless it is lost (checked below).
             let live = waitUntil(seconds: 10) { observer.sawLive }
             if overlapping { previous?.dispose() }
@@ -207,8 +205,7 @@ import Testing
   /// of the floods starts a chain of 4 such sends, each sent from the delivery of the one before)
   /// while two threads flood that upstream and a third the other source. Every event arrives once,
   /// each thread's in order, the chained sends in the order they were sent; no two deliveries
-  /// overlap (a send that recursed into the delivery would: the stack stays flat); no deadlock (the
-  /// watchdog).
+  /// overlap (a send that recursed into the delivery would: the stack stays flat); no deadlock.
   @Test func reentrantSendsIntoAFloodedUpstream() {
     withWatchdog("reentrantSendsIntoAFloodedUpstream", seconds: 120) {
       let (perThread, every, chain, echoThread) = (4_000, 8, 4, 2)
@@ -288,6 +285,13 @@ import Testing
         }
         stop.store(true, ordering: .releasing)
       }
+      // Then, the upstreams idle, one of each at once, disposed in turn: 3 -> 2 -> 1 -> 0 observers.
+      waitUntilIdle(a, b)
+      let last = TransitionCombiner.allCases.map { combiner in
+        let token = tokens.make()
+        return combiner.observe(a, b) { _ in withExtendedLifetime(token) {} }
+      }
+      last.forEach { $0.dispose() }
       #expect(waitUntil(seconds: 10) { tokens.alive == 0 }, "every observer's closure is released")
       #expect(a.observerCount == 0 && b.observerCount == 0)
       #expect(deliveries.count > 0, "the observations saw the flood")
