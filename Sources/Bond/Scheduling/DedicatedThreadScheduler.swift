@@ -42,7 +42,9 @@ public final class DedicatedThreadScheduler: ClockedScheduler {
     case spinThenPark(spins: Int = 10_000)
   }
 
-  let core: DedicatedThreadCore
+  /// The thread and its hand-off; a scheduled delivery on this scheduler pushes its drain there
+  /// directly (``ScheduledDelivery``).
+  @usableFromInline let core: DedicatedThreadCore
 
   /// Starts the scheduler's thread.
   /// - Parameter waitStrategy: how the thread waits for work; `.spinThenPark()` by default.
@@ -64,7 +66,7 @@ public final class DedicatedThreadScheduler: ClockedScheduler {
 
   /// Queues `action` to run on the scheduler's thread after the actions scheduled before it.
   public func schedule(_ action: @escaping @Sendable () -> Void) {
-    core.submit(.now(action))
+    core.submit(ActionTask(action), work: { _ in })
   }
 
   /// Runs `action` on the scheduler's thread after `seconds`.
@@ -78,7 +80,7 @@ public final class DedicatedThreadScheduler: ClockedScheduler {
       "DedicatedThreadScheduler.schedule(after:_:): seconds must be 0 or more, got \(seconds)"
     )
     let timer = CancellableAction(action)
-    core.submit(.timer(deadline: DedicatedThreadCore.clock() + seconds, timer))
+    core.submit(TimerTask(deadline: DedicatedThreadCore.clock() + seconds, timer), work: { _ in })
     return timer
   }
 

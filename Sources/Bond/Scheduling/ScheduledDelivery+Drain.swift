@@ -7,7 +7,14 @@ extension ScheduledDelivery {
   @inlinable
   func scheduleDrain() {
     // Called after the lock is released: a scheduler may run the action at once (or take a lock).
-    scheduler.schedule { [self] in self.drain() }
+    if let handOff {
+      // This delivery is the task: no allocation per drain. The closure captures nothing (the
+      // task is its argument), so in specialized code it is a constant, and it calls the
+      // specialized drain.
+      handOff.submit(self) { unsafeDowncast($0, to: ScheduledDelivery<Event, S>.self).drain() }
+    } else {
+      scheduler.schedule { [self] in self.drain() }
+    }
   }
 
   /// Runs on the scheduler. Only one drain runs at a time (see ``ScheduledDeliveryStateMachine``).

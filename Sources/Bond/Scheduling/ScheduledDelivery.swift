@@ -20,10 +20,15 @@ import Synchronization
 ///
 /// - Note: thread-safe.
 @usableFromInline
-final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
+final class ScheduledDelivery<Event: Sendable, S: Scheduler>: ScheduledTask, DisposableType, @unchecked Sendable {
+  // @unchecked: restated from ``ScheduledTask`` (its hand-off fields); every stored property of
+  // its own is a `let` of a Sendable type.
   @usableFromInline typealias Machine = ScheduledDeliveryStateMachine<Event>
 
   @usableFromInline let scheduler: S
+  /// The hand-off of `scheduler` when it is a ``DedicatedThreadScheduler``: a drain is then pushed
+  /// there as this delivery itself (a ``ScheduledTask``), without a closure allocated per drain.
+  @usableFromInline let handOff: DedicatedThreadCore?
   @usableFromInline let state: LockedState<Machine>
   /// Set by the first `dispose()`; checked by the drain before each delivery.
   @usableFromInline let disposedFlag = Atomic<Bool>(false)
@@ -55,6 +60,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     downstreamGate: FlowGate? = nil
   ) {
     self.scheduler = scheduler
+    self.handOff = (scheduler as? DedicatedThreadScheduler)?.core
     self.statistics = statistics
     self.sampler = LatencySampler.make(for: statistics, on: scheduler)
     // A drain that may pause for its downstream takes one event at a time, so that it stops after
@@ -72,6 +78,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
         overflowPolicy: overflowPolicy
       )
     )
+    super.init()
   }
 
   /// Array mode (``Batches``): the same buffer and drain, but each burst the drain takes is handed
@@ -90,6 +97,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     upstreamGate: FlowGate? = nil
   ) {
     self.scheduler = scheduler
+    self.handOff = (scheduler as? DedicatedThreadScheduler)?.core
     self.statistics = statistics
     self.sampler = LatencySampler.make(for: statistics, on: scheduler)
     // Bounded, or watched by a downstream gate: one array (at most `maxCount`) per step.
@@ -107,6 +115,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     machine.arrayObserver = UncheckedSendable(observer.event)
     if isBounded { machine.maxArrayCount = maxCount }
     self.state = LockedState(machine)
+    super.init()
   }
 
   /// Disposed, or over: its end was delivered (the upstream ended: it finished or was deallocated),

@@ -1,0 +1,172 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Bond
+
+// The lock-free hand-off of DedicatedThreadScheduler (DedicatedThreadCore): deliveries pushing
+// themselves from several threads, one task pushed by many threads at once, the scheduler released
+// while threads schedule, stages disposed under a flood. Every action runs exactly once, none after
+// the scheduler stopped, nothing is leaked.
+// Run under `swift test --scratch-path .build-tsan --sanitize=thread --filter DedicatedThreadScheduler`.
+// Serialized for the same reason as DedicatedThreadSchedulerStressTests.
+
+@Suite(.serialized) struct DedicatedThreadSchedulerHandOffStressTests {
+  static let strategies = DedicatedThreadSchedulerStressTests.strategies
+
+  /// Three unbounded `deliverOn` stages and plain actions on one scheduler, fed by four threads:
+  /// every event arrives exactly once, each thread's in order, one delivery at a time per stage.
+  @Test(arguments: strategies)
+  func stagesFloodedFromFourThreads(_ strategy: DedicatedThreadScheduler.WaitStrategy) {
+    withWatchdog("handOffStages", seconds: 120) {
+      let scheduler = DedicatedThreadScheduler(waitStrategy: strategy)
+      let perThread = 5_000 * stressScale
+      // Touched only on the scheduler's thread (the overlap detectors check it).
+      final class Log: @unchecked Sendable {
+        var next = [Int](repeating: 0, count: 4)
+        var outOfOrder = 0
+      }
+      let producers = (0..<3).map { _ in EventProducer<(thread: Int, value: Int)>() }
+      let logs = (0..<3).map { _ in Log() }
+      let overlaps = (0..<3).map { _ in OverlapDetector() }
+      let received = Counter()
+      let actions = Counter()
+      let observations = (0..<3).map { stage in
+        producers[stage].deliverOn(scheduler).observe { event in
+          overlaps[stage].enter()
+          if logs[stage].next[event.thread] != event.value { logs[stage].outOfOrder += 1 }
+          logs[stage].next[event.thread] = event.value + 1
+          overlaps[stage].leave()
+          received.increment()
+        }
+      }
+      runTogether(threads: 4) { thread in
+        for value in 0..<perThread {
+          producers[value % 3].next((thread, value / 3))
+          if value % 3 == 0 { scheduler.schedule { actions.increment() } }
+          if value % 1_000 == 0 { usleep(UInt32(thread * 20)) }  // lets a parking thread park
+        }
+      }
+      #expect(waitUntil { received.count == 4 * perThread && actions.count == 4 * ((perThread + 2) / 3) })
+      let outOfOrder = LockedState<Int?>(nil)  // read on the scheduler's thread, after every delivery
+      scheduler.schedule { outOfOrder.withLock { $0 = logs.map(\.outOfOrder).reduce(0, +) } }
+      #expect(waitUntil { outOfOrder.withLock { $0 } != nil })
+      #expect(outOfOrder.withLock { $0 } == 0)
+      #expect(overlaps.map(\.count) == [0, 0, 0])
+      usleep(10_000)
+      #expect(received.count == 4 * perThread, "none twice")
+      observations.forEach { $0.dispose() }
+    }
+  }
+
+  /// One task pushed by four threads at once: its runs never overlap, and a run starts after each
+  /// push (the last run sees every request made before it).
+  @Test(arguments: strategies)
+  func oneTaskPushedByFourThreads(_ strategy: DedicatedThreadScheduler.WaitStrategy) {
+    withWatchdog("handOffOneTask", seconds: 120) {
+      let scheduler = DedicatedThreadScheduler(waitStrategy: strategy)
+      let perThread = 20_000 * stressScale
+      final class Requests: ScheduledTask, @unchecked Sendable {
+        let requested = Atomic<Int>(0)
+        let served = Atomic<Int>(0)
+        let runs = Atomic<Int>(0)
+        let overlap = OverlapDetector()
+      }
+      let task = Requests()
+      let work: @Sendable (ScheduledTask) -> Void = { task in
+        let requests = task as! Requests
+        requests.overlap.enter()
+        // acquiring: pairs with the requests' releasing adds.
+        let seen = requests.requested.load(ordering: .acquiring)
+        requests.served.store(seen, ordering: .relaxed)  // only this (serial) run writes it
+        requests.runs.add(1, ordering: .relaxed)
+        requests.overlap.leave()
+      }
+      let core = scheduler.core
+      runTogether(threads: 4) { _ in
+        for _ in 0..<perThread {
+          task.requested.add(1, ordering: .releasing)
+          core.submit(task, work: work)
+        }
+      }
+      #expect(waitUntil { task.served.load(ordering: .relaxed) == 4 * perThread })
+      #expect(task.runs.load(ordering: .relaxed) <= 4 * perThread)
+      #expect(task.overlap.count == 0)
+    }
+  }
+
+  /// The scheduler released while four threads schedule (its last reference dropped on whichever
+  /// thread ends last, or inside an action on its own thread): every action scheduled runs exactly
+  /// once, the thread stops, and nothing runs after.
+  @Test(arguments: strategies)
+  func releasedWhileThreadsSchedule(_ strategy: DedicatedThreadScheduler.WaitStrategy) {
+    withWatchdog("handOffRelease", seconds: 120) {
+      for round in 0..<(20 * stressScale) {
+        weak var core: DedicatedThreadCore?
+        let actions = Counter()
+        let events = Counter()
+        let perThread = 500
+        do {
+          let scheduler = DedicatedThreadScheduler(waitStrategy: strategy)
+          core = scheduler.core
+          let producer = EventProducer<Int>()
+          let observation = producer.deliverOn(scheduler).observe { _ in events.increment() }
+          runTogether(threads: 4) { [scheduler] thread in
+            for value in 0..<perThread {
+              if value % 2 == 0 { scheduler.schedule { actions.increment() } } else { producer.next(value) }
+            }
+            if thread == 0 {
+              observation.dispose()  // the stage's last events may be dropped from here on
+            }
+          }
+          if round % 2 == 0 {
+            // The last reference goes with an action, on the scheduler's own thread.
+            scheduler.schedule { [scheduler] in _ = scheduler }
+          }
+        }
+        #expect(waitUntil { core == nil }, "the thread stopped and let its core go")
+        #expect(actions.count == 4 * perThread / 2, "every action scheduled ran, once")
+        #expect(events.count <= 4 * perThread / 2, "no event twice")
+        let afterStop = (actions.count, events.count)
+        usleep(2_000)
+        #expect(actions.count == afterStop.0 && events.count == afterStop.1, "nothing ran after the stop")
+      }
+    }
+  }
+
+  /// Stages disposed from another thread while four threads flood them: after `dispose()` returns
+  /// at most the delivery in hand completes, and each stage lets its observer go.
+  @Test(arguments: strategies)
+  func stagesDisposedUnderAFlood(_ strategy: DedicatedThreadScheduler.WaitStrategy) {
+    withWatchdog("handOffDispose", seconds: 120) {
+      let scheduler = DedicatedThreadScheduler(waitStrategy: strategy)
+      final class Token: Sendable {}
+      for _ in 0..<(20 * stressScale) {
+        let producer = EventProducer<Int>()
+        let received = Counter()
+        weak var weakToken: Token?
+        let observation: any DisposableType
+        do {
+          let token = Token()
+          weakToken = token
+          observation = producer.deliverOn(scheduler).observe { _ in
+            _ = token
+            received.increment()
+          }
+        }
+        let atDispose = Locked<Int?>(nil)
+        runTogether(threads: 5) { thread in
+          if thread == 4 {
+            while received.count < 200 { usleep(50) }
+            observation.dispose()
+            atDispose.withLock { $0 = received.count }
+          } else {
+            for value in 0..<2_000 { producer.next(value) }
+          }
+        }
+        let disposedAt = atDispose.withLock { $0 } ?? 0
+        #expect(waitUntil { weakToken == nil }, "the observer was released")
+        #expect(received.count <= disposedAt + 1, "at most the delivery in hand after dispose()")
+      }
+    }
+  }
+}
