@@ -20,21 +20,15 @@ import Testing
     withWatchdog("handOffStages", seconds: 120) {
       let scheduler = DedicatedThreadScheduler(waitStrategy: strategy)
       let perThread = 5_000 * stressScale
-      // Touched only on the scheduler's thread (the overlap detectors check it).
-      final class Log: @unchecked Sendable {
-        var next = [Int](repeating: 0, count: 4)
-        var outOfOrder = 0
-      }
       let producers = (0..<3).map { _ in EventProducer<(thread: Int, value: Int)>() }
-      let logs = (0..<3).map { _ in Log() }
+      let logs = (0..<3).map { _ in PerThreadOrderLog() }
       let overlaps = (0..<3).map { _ in OverlapDetector() }
       let received = Counter()
       let actions = Counter()
       let observations = (0..<3).map { stage in
         producers[stage].deliverOn(scheduler).observe { event in
           overlaps[stage].enter()
-          if logs[stage].next[event.thread] != event.value { logs[stage].outOfOrder += 1 }
-          logs[stage].next[event.thread] = event.value + 1
+          logs[stage].record(event.value, from: event.thread)
           overlaps[stage].leave()
           received.increment()
         }

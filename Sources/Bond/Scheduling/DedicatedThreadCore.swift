@@ -9,7 +9,7 @@ import Synchronization
 /// (which holds it, not the scheduler: releasing the scheduler stops the thread).
 ///
 /// The hand-off is a lock-free stack of ``ScheduledTask``s linked through the tasks themselves:
-/// a sender pushes with one compare-exchange on `head` (no lock, no allocation for a scheduled
+/// a sender pushes with one compare-exchange on `head` (no lock, and no allocation for a scheduled
 /// delivery's drain), and the thread polls `head` and takes the whole stack with one exchange,
 /// then runs it oldest first. Only the thread takes, and it takes everything, so a push can never
 /// meet a half-removed task (no ABA). When the strategy parks, the thread sets `parked` and checks

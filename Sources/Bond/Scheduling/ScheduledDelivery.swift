@@ -27,7 +27,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: ScheduledTask, Dis
 
   @usableFromInline let scheduler: S
   /// The hand-off of `scheduler` when it is a ``DedicatedThreadScheduler``: a drain is then pushed
-  /// there as this delivery itself (a ``ScheduledTask``), without a closure allocated per drain.
+  /// there as this delivery itself (a ``ScheduledTask``), with no lock and no queue storage.
   @usableFromInline let handOff: DedicatedThreadCore?
   @usableFromInline let state: LockedState<Machine>
   /// Set by the first `dispose()`; checked by the drain before each delivery.

@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Something a ``DedicatedThreadScheduler``'s thread runs, linked into its hand-off without an
-/// allocation of its own: a scheduled delivery (``ScheduledDelivery``, whose drain is its task, so
-/// that scheduling a drain allocates nothing), an action, a timer.
+/// node of its own: a scheduled delivery (``ScheduledDelivery``, whose drain is its task, so that
+/// scheduling a drain links the delivery itself), an action, a timer.
 ///
 /// A task waits in at most one hand-off at a time: `isQueued` is set by the push that links it
 /// and cleared by the thread once it has read `next` and `work`, just before it runs the task. A
