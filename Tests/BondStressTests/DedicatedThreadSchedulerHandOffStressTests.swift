@@ -3,10 +3,9 @@ import Synchronization
 import Testing
 @testable import Bond
 
-// The lock-free hand-off of DedicatedThreadScheduler (DedicatedThreadCore): deliveries pushing
-// themselves from several threads, one task pushed by many threads at once, the scheduler released
-// while threads schedule, stages disposed under a flood. Every action runs exactly once, none after
-// the scheduler stopped, nothing is leaked.
+// The hand-off of DedicatedThreadScheduler (DedicatedThreadCore) under several senders: deliveries
+// and actions from four threads, the scheduler released while threads schedule, stages disposed
+// under a flood. Every action runs exactly once, none after the scheduler stopped, nothing is leaked.
 // Run under `swift test --scratch-path .build-tsan --sanitize=thread --filter DedicatedThreadScheduler`.
 // Serialized for the same reason as DedicatedThreadSchedulerStressTests.
 
@@ -49,42 +48,6 @@ import Testing
       usleep(10_000)
       #expect(received.count == 4 * perThread, "none twice")
       observations.forEach { $0.dispose() }
-    }
-  }
-
-  /// One task pushed by four threads at once: its runs never overlap, and a run starts after each
-  /// push (the last run sees every request made before it).
-  @Test(arguments: strategies)
-  func oneTaskPushedByFourThreads(_ strategy: DedicatedThreadScheduler.WaitStrategy) {
-    withWatchdog("handOffOneTask", seconds: 120) {
-      let scheduler = DedicatedThreadScheduler(waitStrategy: strategy)
-      let perThread = 20_000 * stressScale
-      final class Requests: ScheduledTask, @unchecked Sendable {
-        let requested = Atomic<Int>(0)
-        let served = Atomic<Int>(0)
-        let runs = Atomic<Int>(0)
-        let overlap = OverlapDetector()
-      }
-      let task = Requests()
-      let work: @Sendable (ScheduledTask) -> Void = { task in
-        let requests = task as! Requests
-        requests.overlap.enter()
-        // acquiring: pairs with the requests' releasing adds.
-        let seen = requests.requested.load(ordering: .acquiring)
-        requests.served.store(seen, ordering: .relaxed)  // only this (serial) run writes it
-        requests.runs.add(1, ordering: .relaxed)
-        requests.overlap.leave()
-      }
-      let core = scheduler.core
-      runTogether(threads: 4) { _ in
-        for _ in 0..<perThread {
-          task.requested.add(1, ordering: .releasing)
-          core.submit(task, work: work)
-        }
-      }
-      #expect(waitUntil { task.served.load(ordering: .relaxed) == 4 * perThread })
-      #expect(task.runs.load(ordering: .relaxed) <= 4 * perThread)
-      #expect(task.overlap.count == 0)
     }
   }
 

@@ -9,7 +9,7 @@ import Darwin
 /// A low-latency ``Scheduler`` that owns one thread and polls for work, as the LMAX Disruptor's
 /// consumers do: a `deliverOn`, `batches` or `partition` stage on it hands each event over without
 /// waking a `DispatchQueue` thread, in about a microsecond instead of several, through a lock-free
-/// hand-off.
+/// hand-off and without an allocation per hop.
 ///
 /// ```swift
 /// let hop = DedicatedThreadScheduler(waitStrategy: .busySpin)
@@ -43,9 +43,7 @@ public final class DedicatedThreadScheduler: ClockedScheduler {
     case spinThenPark(spins: Int = 10_000)
   }
 
-  /// The thread and its hand-off; a scheduled delivery on this scheduler pushes its drain there
-  /// directly (``ScheduledDelivery``).
-  @usableFromInline let core: DedicatedThreadCore
+  let core: DedicatedThreadCore
 
   /// Starts the scheduler's thread.
   /// - Parameter waitStrategy: how the thread waits for work; `.spinThenPark()` by default.
@@ -67,7 +65,7 @@ public final class DedicatedThreadScheduler: ClockedScheduler {
 
   /// Queues `action` to run on the scheduler's thread after the actions scheduled before it.
   public func schedule(_ action: @escaping @Sendable () -> Void) {
-    core.submit(ActionTask(action), work: { _ in })
+    core.submit(.now(action))
   }
 
   /// Runs `action` on the scheduler's thread after `seconds`.
@@ -81,7 +79,7 @@ public final class DedicatedThreadScheduler: ClockedScheduler {
       "DedicatedThreadScheduler.schedule(after:_:): seconds must be 0 or more, got \(seconds)"
     )
     let timer = CancellableAction(action)
-    core.submit(TimerTask(deadline: DedicatedThreadCore.clock() + seconds, timer), work: { _ in })
+    core.submit(.timer(deadline: DedicatedThreadCore.clock() + seconds, timer))
     return timer
   }
 

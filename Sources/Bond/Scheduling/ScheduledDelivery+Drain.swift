@@ -7,14 +7,7 @@ extension ScheduledDelivery {
   @inlinable
   func scheduleDrain() {
     // Called after the lock is released: a scheduler may run the action at once (or take a lock).
-    if let handOff {
-      // This delivery is the task: linked by one compare-exchange. The closure captures nothing (the
-      // task is its argument), so in specialized code it is a constant, and it calls the
-      // specialized drain.
-      handOff.submit(self) { unsafeDowncast($0, to: ScheduledDelivery<Event, S>.self).drain() }
-    } else {
-      scheduler.schedule { [self] in self.drain() }
-    }
+    scheduler.schedule { [self] in self.drain() }
   }
 
   /// Runs on the scheduler. Only one drain runs at a time (see ``ScheduledDeliveryStateMachine``).

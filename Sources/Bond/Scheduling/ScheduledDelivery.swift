@@ -20,15 +20,10 @@ import Synchronization
 ///
 /// - Note: thread-safe.
 @usableFromInline
-final class ScheduledDelivery<Event: Sendable, S: Scheduler>: ScheduledTask, DisposableType, @unchecked Sendable {
-  // @unchecked: restated from ``ScheduledTask`` (its hand-off fields); every stored property of
-  // its own is a `let` of a Sendable type.
+final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   @usableFromInline typealias Machine = ScheduledDeliveryStateMachine<Event>
 
   @usableFromInline let scheduler: S
-  /// The hand-off of `scheduler` when it is a ``DedicatedThreadScheduler``: a drain is then pushed
-  /// there as this delivery itself (a ``ScheduledTask``), with no lock and no queue storage.
-  @usableFromInline let handOff: DedicatedThreadCore?
   @usableFromInline let state: LockedState<Machine>
   /// Set by the first `dispose()`; checked by the drain before each delivery.
   @usableFromInline let disposedFlag = Atomic<Bool>(false)
@@ -60,7 +55,6 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: ScheduledTask, Dis
     downstreamGate: FlowGate? = nil
   ) {
     self.scheduler = scheduler
-    self.handOff = (scheduler as? DedicatedThreadScheduler)?.core
     self.statistics = statistics
     self.sampler = LatencySampler.make(for: statistics, on: scheduler)
     // A drain that may pause for its downstream takes one event at a time, so that it stops after
@@ -78,7 +72,6 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: ScheduledTask, Dis
         overflowPolicy: overflowPolicy
       )
     )
-    super.init()
   }
 
   /// Array mode (``Batches``): the same buffer and drain, but each burst the drain takes is handed
@@ -97,7 +90,6 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: ScheduledTask, Dis
     upstreamGate: FlowGate? = nil
   ) {
     self.scheduler = scheduler
-    self.handOff = (scheduler as? DedicatedThreadScheduler)?.core
     self.statistics = statistics
     self.sampler = LatencySampler.make(for: statistics, on: scheduler)
     // Bounded, or watched by a downstream gate: one array (at most `maxCount`) per step.
@@ -115,7 +107,6 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: ScheduledTask, Dis
     machine.arrayObserver = UncheckedSendable(observer.event)
     if isBounded { machine.maxArrayCount = maxCount }
     self.state = LockedState(machine)
-    super.init()
   }
 
   /// Disposed, or over: its end was delivered (the upstream ended: it finished or was deallocated),
