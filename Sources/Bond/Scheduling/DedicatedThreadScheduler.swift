@@ -8,8 +8,7 @@ import Darwin
 
 /// A low-latency ``Scheduler`` that owns one thread and polls for work, as the LMAX Disruptor's
 /// consumers do: a `deliverOn`, `batches` or `partition` stage on it hands each event over without
-/// waking a `DispatchQueue` thread, in about a microsecond instead of several, through a lock-free
-/// hand-off and without an allocation per hop.
+/// waking a `DispatchQueue` thread, in about a microsecond instead of several.
 ///
 /// ```swift
 /// let hop = DedicatedThreadScheduler(waitStrategy: .busySpin)
