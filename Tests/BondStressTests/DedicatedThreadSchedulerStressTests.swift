@@ -21,20 +21,14 @@ import Testing
     withWatchdog("dedicatedScheduler", seconds: 120) {
       let scheduler = DedicatedThreadScheduler(waitStrategy: strategy)
       let perThread = 5_000 * stressScale
-      // Touched only on the scheduler's thread (the overlap detector checks it).
-      final class Log: @unchecked Sendable {
-        var next = [Int](repeating: 0, count: 4)
-        var outOfOrder = 0
-      }
-      let log = Log()
+      let log = PerThreadOrderLog()
       let overlap = OverlapDetector()
       let ran = Counter()
       runTogether(threads: 4) { thread in
         for value in 0..<perThread {
           scheduler.schedule {
             overlap.enter()
-            if log.next[thread] != value { log.outOfOrder += 1 }
-            log.next[thread] = value + 1
+            log.record(value, from: thread)
             overlap.leave()
             ran.increment()
           }
@@ -113,6 +107,18 @@ import Testing
       #expect(overlap.count == 0)
       observation.dispose()
     }
+  }
+}
+
+/// Each thread's values in the order they arrive, to count those out of order: touched only on a
+/// scheduler's thread, one call at a time (an overlap detector beside it checks that).
+final class PerThreadOrderLog: @unchecked Sendable {
+  var next = [Int](repeating: 0, count: 4)
+  var outOfOrder = 0
+
+  func record(_ value: Int, from thread: Int) {
+    if next[thread] != value { outOfOrder += 1 }
+    next[thread] = value + 1
   }
 }
 

@@ -4,7 +4,8 @@
 // event of an array counts from its own `next`), OpenCombine `receive(on:)` and a bare
 // `DispatchQueue.async` per event.
 //
-//   BondLatency [--events N] [--rate EVENTS_PER_SECOND] [--pin] [--json FILE] [--csv FILE]
+//   BondLatency [--events N] [--rate EVENTS_PER_SECOND] [--pin] [--only TEXT] [--json FILE] [--csv FILE]
+//     (--only A,B: only the engines whose name contains A or B, e.g. `--only busySpin,DispatchQueue.async`)
 //   BondLatency S21 [--cycles N] [--seconds S] [--json FILE] [--csv FILE]   (ObserveUnderFlood.swift)
 //   BondLatency tail [--events N] [--rate R] [--rounds K]   where the tail comes from (Tail.swift)
 //
@@ -30,6 +31,8 @@ struct Options {
   var rounds = 10
   /// `--pin`: the sender on CPU 0, the delivering threads on CPU 1 (Tail.swift).
   var pin = false
+  /// `--only`: only the S7 engines whose name contains one of these (comma-separated).
+  var only: [String]?
   var json: String?
   var csv: String?
 
@@ -43,6 +46,7 @@ struct Options {
       case "--seconds": seconds = Double(rest.popFirst() ?? "") ?? seconds
       case "--rounds": rounds = Int(rest.popFirst() ?? "") ?? rounds
       case "--pin": pin = true
+      case "--only": only = rest.popFirst().map { $0.split(separator: ",").map(String.init) }
       case "S7", "S21", "tail": scenario = argument
       case "--json": json = rest.popFirst()
       case "--csv": csv = rest.popFirst()
@@ -174,7 +178,7 @@ func queueAsyncEngine() -> LatencyEngine {
 /// and the runtime checks that isolation when the delivery queue calls them.
 func runAll(_ options: Options) {
   if options.pin { pin(toCPU: 0) }
-  let engines: [(String, (Recorder) -> ((UInt64) -> Void, () -> Void))] = [
+  let all: [(String, (Recorder) -> ((UInt64) -> Void, () -> Void))] = [
     deliverOnEngine(),
     dedicated("busySpin", .busySpin),
     dedicated("yield", .yield),
@@ -201,6 +205,7 @@ func runAll(_ options: Options) {
     ),
     queueAsyncEngine(),
   ]
+  let engines = all.filter { engine in options.only?.contains { engine.0.contains($0) } ?? true }
 
   let percentiles: [(String, Double)] = [("p50", 50), ("p90", 90), ("p99", 99), ("p99.9", 99.9)]
   var rows: [(String, [Double], Double)] = []

@@ -17,12 +17,11 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
   @usableFromInline typealias Finished = UncheckedSendable<(() -> Void)?>
   @usableFromInline typealias ArrayObserver = UncheckedSendable<([Event]) -> Void>
 
-  /// Events received and not yet taken by the drain, oldest first.
-  @usableFromInline var buffer = WorkQueue<Event>()
-  /// The storage of the last drained batch, kept so that a new drain allocates nothing.
-  @usableFromInline var spare = WorkQueue<Event>()
-  /// The observer; `nil` once disposed.
-  @usableFromInline var observer: Observer?
+  // Field order: the fields only some deliveries or some steps touch first, then those every send
+  // and every drain step touch, last: `LockedState` puts its mutex right after the state, so the
+  // hot fields and the lock share as few cache lines as possible (each one is moved between the
+  // sender's core and the drain's on a hop).
+
   /// The `registered` callback, until it has been handed to the drain.
   @usableFromInline var registered: Registered?
   /// The `finished` callback (its content `nil` when nobody asked), until it has been handed over.
@@ -30,32 +29,38 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
   /// The observer of arrays, in ``ScheduledDelivery``'s array mode (``Batches``); `observer` is
   /// then a no-op that only marks the delivery as live.
   @usableFromInline var arrayObserver: ArrayObserver?
-  /// The upstream has ended: no event is taken any more; the end is delivered after the buffer.
-  @usableFromInline var hasEnded = false
-  /// Set when the upstream's registration ended: `registered` is due after this many events of
-  /// `buffer` (the events that the registration delivered and that are still waiting).
-  @usableFromInline var registeredAfter: Int?
-  /// A drain is scheduled or running (or paused by its downstream's pressure, to be woken).
-  @usableFromInline var isDraining = false
-  /// `.backpressure`: the buffer reached `bufferLimit` and has not yet drained down to
-  /// `bufferLimit / 2` (the stage's gate is raised meanwhile).
-  @usableFromInline var underPressure = false
-  /// `.backpressure`: events the drain took out in its last chunk and is delivering now; they
-  /// still count as waiting (a stage holds what it has in hand too).
-  @usableFromInline var inHand = 0
   /// The upstream observation, disposed with this delivery.
   @usableFromInline var upstream: (any DisposableType)?
-  /// At most this many events wait in `buffer` (`Int.max`: unbounded).
-  @usableFromInline let bufferLimit: Int
-  @usableFromInline let overflowPolicy: DeliveryOverflowPolicy
   /// Bounded array mode (``Batches`` with a buffer limit): the most events per array; else 0.
   @usableFromInline var maxArrayCount = 0
-  /// Latency sampling: the offset in `buffer` of the event being timed, or -1 (none).
-  @usableFromInline var sampleOffset = -1
   /// When the event at `sampleOffset` was sent (on the stage's clock).
   @usableFromInline var sampleStart = 0.0
   /// The timed event the drain has just taken: its offset in what it took, and when it was sent.
   @usableFromInline var takenSample: LatencySample?
+  /// `.backpressure`: events the drain took out in its last chunk and is delivering now; they
+  /// still count as waiting (a stage holds what it has in hand too).
+  @usableFromInline var inHand = 0
+  /// `.backpressure`: the buffer reached `bufferLimit` and has not yet drained down to
+  /// `bufferLimit / 2` (the stage's gate is raised meanwhile).
+  @usableFromInline var underPressure = false
+  /// The upstream has ended: no event is taken any more; the end is delivered after the buffer.
+  @usableFromInline var hasEnded = false
+  /// A drain is scheduled or running (or paused by its downstream's pressure, to be woken).
+  @usableFromInline var isDraining = false
+  @usableFromInline let overflowPolicy: DeliveryOverflowPolicy
+  /// Set when the upstream's registration ended: `registered` is due after this many events of
+  /// `buffer` (the events that the registration delivered and that are still waiting).
+  @usableFromInline var registeredAfter: Int?
+  /// At most this many events wait in `buffer` (`Int.max`: unbounded).
+  @usableFromInline let bufferLimit: Int
+  /// Latency sampling: the offset in `buffer` of the event being timed, or -1 (none).
+  @usableFromInline var sampleOffset = -1
+  /// The observer; `nil` once disposed.
+  @usableFromInline var observer: Observer?
+  /// The storage of the last drained batch, kept so that a new drain allocates nothing.
+  @usableFromInline var spare = WorkQueue<Event>()
+  /// Events received and not yet taken by the drain, oldest first.
+  @usableFromInline var buffer = WorkQueue<Event>()
 
   @inlinable
   init(
