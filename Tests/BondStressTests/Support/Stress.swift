@@ -38,6 +38,16 @@ final class Recorder<T>: @unchecked Sendable {
     defer { lock.unlock() }
     return stored
   }
+  var count: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return stored.count
+  }
+  var last: T? {
+    lock.lock()
+    defer { lock.unlock() }
+    return stored.last
+  }
 }
 
 /// Detects two calls running at once: `enter` must never find another call inside.

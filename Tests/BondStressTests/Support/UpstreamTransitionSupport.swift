@@ -71,35 +71,8 @@ enum TransitionCombiner: CaseIterable, Sendable {
   }
 }
 
-/// A thread-safe log of stamps, with a cheap count for the waits.
-final class StampLog: @unchecked Sendable {
-  private let lock = NSLock()
-  private var stored: [TransitionStamp] = []
-
-  func add(_ stamp: TransitionStamp) {
-    lock.lock()
-    stored.append(stamp)
-    lock.unlock()
-  }
-
-  var count: Int {
-    lock.lock()
-    defer { lock.unlock() }
-    return stored.count
-  }
-
-  var last: TransitionStamp? {
-    lock.lock()
-    defer { lock.unlock() }
-    return stored.last
-  }
-
-  var items: [TransitionStamp] {
-    lock.lock()
-    defer { lock.unlock() }
-    return stored
-  }
-}
+/// A thread-safe log of stamps (``Recorder``'s `count` and `last` for the waits).
+typealias StampLog = Recorder<TransitionStamp>
 
 /// One observation of a test, made and disposed on the churning thread: what it received, whether
 /// it received an event sent after its `observe` returned, and the deliveries that started after
