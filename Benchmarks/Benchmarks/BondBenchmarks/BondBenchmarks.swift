@@ -17,6 +17,7 @@ let benchmarks: @Sendable () -> Void = {
   registerMerge()  // S5
   registerSwitchToLatest()  // S6
   registerDeliverOn()  // S7
+  registerDeliverOnDedicated()  // S7d
   registerSubscriptions()  // S8 S9 S9b
   registerThrottle()  // S11
   registerObservableArray()  // S12a S12b S12c S12d

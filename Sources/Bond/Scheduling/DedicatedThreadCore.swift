@@ -14,15 +14,23 @@ import Synchronization
 /// sets `parked` and waits on the condition under the same mutex after checking the queue, and a
 /// sender that finds `parked` set signals it: no wake-up is lost. Timers live in a heap only the
 /// thread touches. Actions and timers run outside the lock.
+///
+/// The thread also polls the stages registered with it (``DedicatedThreadPoller``: `deliverOn`'s
+/// rings), which hand it events with no lock and no job. Before it parks, it raises
+/// `parkedForPollers` and polls them once more; a stage's producer, after publishing an item,
+/// checks that flag (a sequentially consistent fence between: either the thread's last poll sees
+/// the item, or the producer sees the flag) and then sets `wakeSignal` under the mutex and signals.
 /// - Note: thread-safe.
 final class DedicatedThreadCore: @unchecked Sendable {
-  // @unchecked: `queue`, `parked` and `stopping` are touched only under `mutex`; `timers` and
-  // `sequence` only by the scheduler's thread.
+  // @unchecked: `queue`, `parked`, `wakeSignal` and `stopping` are touched only under `mutex`;
+  // `timers` and `pollers` only by the scheduler's thread.
 
   /// What a sender hands to the thread.
   enum Job {
     case now(@Sendable () -> Void)
     case timer(deadline: Double, CancellableAction)
+    /// A stage the thread polls from now on, until it reports itself finished.
+    case poll(DedicatedThreadPoller)
   }
 
   let strategy: DedicatedThreadScheduler.WaitStrategy
@@ -32,6 +40,12 @@ final class DedicatedThreadCore: @unchecked Sendable {
   let hasWork = Atomic<Bool>(false)
   var queue = WorkQueue<Job>()
   var parked = false
+  /// A stage's producer asked the thread not to park (see the type's documentation).
+  var wakeSignal = false
+  /// Raised by the thread from before its last poll of the stages until it is awake again.
+  let parkedForPollers = Atomic<Bool>(false)
+  /// The stages the thread polls, in the order they registered.
+  var pollers: [DedicatedThreadPoller] = []
   var stopping = false
   /// The thread's timers by deadline (equal deadlines run in order).
   var timers = DeadlineHeap<CancellableAction>()
@@ -55,6 +69,44 @@ final class DedicatedThreadCore: @unchecked Sendable {
     pthread_mutex_destroy(mutex)
     condition.deallocate()
     mutex.deallocate()
+  }
+
+  /// Whether the thread ever parks (so that a stage's producer must check whether to wake it).
+  var mayPark: Bool {
+    if case .spinThenPark = strategy { return true }
+    return false
+  }
+
+  /// A stage's producer published an item: wakes the thread if it parks, or is about to.
+  func wakeIfParked() {
+    // Sequentially consistent: orders the item's publication before the flag's load, against the
+    // thread's store of the flag before its last poll (a Dekker pair: one of the two sees the other).
+    atomicMemoryFence(ordering: .sequentiallyConsistent)
+    guard parkedForPollers.load(ordering: .relaxed) else { return }
+    pthread_mutex_lock(mutex)
+    wakeSignal = true
+    let wake = parked
+    pthread_mutex_unlock(mutex)
+    if wake { pthread_cond_signal(condition) }
+  }
+
+  /// Polls every registered stage once; forgets the finished ones. Returns whether any delivered.
+  func pollAll() -> Bool {
+    var worked = false
+    var index = 0
+    while index < pollers.count {
+      let poller = pollers[index]
+      switch poller.pollFunction(poller) {
+      case .idle: index += 1
+      case .worked:
+        worked = true
+        index += 1
+      case .finished:
+        pollers.remove(at: index)
+        worked = true
+      }
+    }
+    return worked
   }
 
   /// The monotonic clock in seconds.
@@ -109,6 +161,7 @@ final class DedicatedThreadCore: @unchecked Sendable {
     var batch = WorkQueue<Job>()
     var idlePolls = 0
     while true {
+      if !pollers.isEmpty, pollAll() { idlePolls = 0 }
       // acquiring: pairs with the releasing store of `submit`.
       // The lock is tried, not waited for: when a sender holds it (pushing, a few instructions),
       // the thread polls again instead of sleeping in the kernel, where its wake-up would cost
@@ -118,10 +171,15 @@ final class DedicatedThreadCore: @unchecked Sendable {
         hasWork.store(false, ordering: .relaxed)  // under the mutex: a later push sets it again
         let stops = stopping
         pthread_mutex_unlock(mutex)
+        // The events a stage's producer published before these actions were scheduled go first.
+        if !pollers.isEmpty { _ = pollAll() }
         while let job = batch.pop() {
           switch job {
           case .now(let action): action()
           case .timer(let deadline, let action): timers.insert(action, due: deadline)
+          case .poll(let poller):
+            // Polled at once: its events sent before the actions after it in this batch go first.
+            if poller.pollFunction(poller) != .finished { pollers.append(poller) }
           }
         }
         if stops { return }  // timers not yet due are dropped with this core
@@ -143,11 +201,22 @@ final class DedicatedThreadCore: @unchecked Sendable {
     }
   }
 
-  /// Sleeps until a job is queued or the next timer is due.
+  /// Sleeps until a job is queued, a stage's item is published, or the next timer is due.
   func park() {
     let deadline = timers.firstDue
+    if !pollers.isEmpty {
+      // Sequentially consistent: see `wakeIfParked`.
+      parkedForPollers.store(true, ordering: .sequentiallyConsistent)
+      atomicMemoryFence(ordering: .sequentiallyConsistent)
+      if pollAll() {
+        parkedForPollers.store(false, ordering: .relaxed)
+        return
+      }
+    }
+    defer { parkedForPollers.store(false, ordering: .relaxed) }
     pthread_mutex_lock(mutex)
-    if !hasWork.load(ordering: .relaxed) {  // under the mutex: no push can be missed
+    // Under the mutex: no push, and no stage's wake-up, can be missed.
+    if !hasWork.load(ordering: .relaxed), !wakeSignal {
       parked = true
       if let deadline {
         var time = timespec()
@@ -159,6 +228,7 @@ final class DedicatedThreadCore: @unchecked Sendable {
       }
       parked = false
     }
+    wakeSignal = false
     pthread_mutex_unlock(mutex)
   }
 

@@ -113,6 +113,15 @@ public struct DeliverOn<Upstream: EventProducerType, S: Scheduler>: EventProduce
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
+    // On a dedicated thread, unbounded, uncounted, with no flow control downstream: the thread
+    // polls the stage's ring (no lock, no job per event).
+    if bufferLimit == .max, overflowPolicy != .backpressure, statistics == nil, observer.pressure == nil,
+      let dedicated = scheduler as? DedicatedThreadScheduler
+    {
+      let delivery = PolledDelivery(scheduler: dedicated, observer: observer)
+      delivery.connect(to: upstream, forwardRegistered: observer.registered != nil)
+      return delivery
+    }
     let delivery = ScheduledDelivery(
       scheduler: scheduler,
       observer: observer,
