@@ -70,6 +70,23 @@ import Glibc
     observation.dispose()
   }
 
+  /// A disposed stage lets its scheduler go: the thread stops once the scheduler is released.
+  @Test(arguments: strategies)
+  func aDisposedStageLetsTheThreadStop(_ strategy: DedicatedThreadScheduler.WaitStrategy) {
+    weak var core: DedicatedThreadCore?
+    do {
+      let scheduler = DedicatedThreadScheduler(waitStrategy: strategy)
+      core = scheduler.core
+      let producer = EventProducer<Int>()
+      let log = Recorder<Int>()
+      let observation = producer.deliverOn(scheduler).observe { log.add($0) }
+      for value in 0..<1_000 { producer.next(value) }
+      #expect(waitUntil { log.items.count == 1_000 })
+      observation.dispose()
+    }
+    #expect(waitUntil { core == nil }, "the thread stopped and let its core go")
+  }
+
   /// The replay first, then `registered`, then the later events, then the end (after which the
   /// observation is over), all on the scheduler's thread.
   @Test(arguments: strategies)

@@ -135,6 +135,8 @@ final class PolledDelivery<Event: Sendable>: DedicatedThreadPoller, DisposableTy
   func dispose() {
     if stop() { releaseConsumerSide() }
     upstream.dispose()
+    // A parked thread learns of it now and lets the stage (and so the scheduler) go.
+    if wakesParkedThread { wakeThreadIfParked() }
   }
 
   deinit {
