@@ -18,6 +18,9 @@ extension EventProducerType where Event: Sendable {
   ///
   /// The buffer is unbounded: a consumer slower than its producer makes it grow. To bound it, see
   /// ``deliverOn(_:bufferLimit:whenFull:statistics:)``.
+  ///
+  /// On a ``DedicatedThreadScheduler`` the buffer is a ring that the scheduler's thread polls: no
+  /// lock and no scheduled action per event, the lowest latency Bond has (see <doc:SchedulingGuide>).
   @inlinable
   public func deliverOn<S: Scheduler>(_ queue: S) -> DeliverOn<Self, S> {
     DeliverOn(upstream: self, scheduler: queue, bufferLimit: .max, overflowPolicy: .dropOldest, statistics: nil)
