@@ -29,7 +29,8 @@ import Glibc
     let producer = EventProducer<Int>()
     #expect(producer.deliverOn(scheduler).observe { _ in } is PolledDeliveryHandle<Int>)
     #expect(
-      !(producer.deliverOn(scheduler, bufferLimit: 8, whenFull: .dropOldest).observe { _ in } is PolledDeliveryHandle<Int>)
+      !(producer.deliverOn(scheduler, bufferLimit: 8, whenFull: .dropOldest).observe { _ in }
+        is PolledDeliveryHandle<Int>)
     )
     #expect(!(producer.deliverOn(DispatchQueue.global()).observe { _ in } is PolledDeliveryHandle<Int>))
   }

@@ -178,4 +178,3 @@ final class PolledDeliveryHandle<Event: Sendable>: DisposableType, @unchecked Se
     stage?.dispose()
   }
 }
-
