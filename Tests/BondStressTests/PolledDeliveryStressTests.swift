@@ -81,6 +81,53 @@ import Testing
     }
   }
 
+  /// One thread sends without pause while another observes and disposes stages over and over:
+  /// each observation gets the events sent after it registered once each, in order, until its
+  /// dispose; `observe` and `dispose()` return while the flood goes on (the watchdog), and every
+  /// observer is released.
+  @Test(arguments: strategies)
+  func observeAndDisposeChurnUnderAFlood(_ strategy: DedicatedThreadScheduler.WaitStrategy) {
+    withWatchdog("polledChurn", seconds: 120) {
+      final class Owner: Sendable {
+        static let live = Atomic<Int>(0)
+        init() { Self.live.add(1, ordering: .relaxed) }
+        deinit { Self.live.subtract(1, ordering: .relaxed) }
+      }
+      let scheduler = DedicatedThreadScheduler(waitStrategy: strategy)
+      let producer = EventProducer<Int>()
+      let flooding = Atomic<Bool>(true)
+      let tally = Locked<(gaps: Int, deliveries: Int)>((0, 0))
+      runTogether(threads: 2) { thread in
+        if thread == 0 {
+          var value = 0
+          while flooding.load(ordering: .relaxed) {
+            producer.next(value)
+            value += 1
+          }
+          return
+        }
+        for _ in 0..<(200 * stressScale) {
+          let log = Recorder<Int>()
+          let owner = Owner()
+          let observation = producer.deliverOn(scheduler).observe { value in
+            _ = owner
+            log.add(value)
+          }
+          usleep(50)
+          observation.dispose()
+          let values = log.items
+          let gap = zip(values, values.dropFirst()).contains { $1 != $0 + 1 }
+          tally.withLock { $0 = ($0.gaps + (gap ? 1 : 0), $0.deliveries + values.count) }
+        }
+        flooding.store(false, ordering: .relaxed)
+      }
+      let (gaps, deliveries) = tally.withLock { $0 }
+      #expect(gaps == 0, "an observation missed, repeated or reordered an event")
+      #expect(deliveries > 0, "the stages delivered during the flood")
+      #expect(waitUntil { Owner.live.load(ordering: .relaxed) == 0 }, "every observer was released")
+    }
+  }
+
   /// The upstream's end racing a dispose() from another thread, after a flood: `finished` is
   /// called at most once, after every event it follows, and the stage is over either way.
   @Test(arguments: strategies)

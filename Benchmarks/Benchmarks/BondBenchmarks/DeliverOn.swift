@@ -68,20 +68,35 @@ private final class NaiveDeliverOn: @unchecked Sendable {
   }
 }
 
+/// Bond's S7 and S7d: 1M events through `deliverOn(scheduler)`, timed until the last one arrived.
+func measureDeliverOn<S: Bond.Scheduler>(_ benchmark: Benchmark, on scheduler: S) {
+  let counter = ArrivalCounter(expected: million)
+  let producer = EventProducer<Int>()
+  let disposable = producer.deliverOn(scheduler).observe { counter.receive($0) }
+  benchmark.startMeasurement()
+  for i in benchmark.scaledIterations { producer.next(i) }
+  counter.done.wait()
+  benchmark.stopMeasurement()
+  disposable.dispose()
+  blackHole(counter.sum)
+}
+
+/// The closure engine of S7 and S7d: one `schedule` per event on `scheduler` (the unbatched hop).
+func measureHopPerEvent<S: Bond.Scheduler>(_ benchmark: Benchmark, on scheduler: S) {
+  let counter = ArrivalCounter(expected: million)
+  let observer = UncheckedBox<(Int) -> Void>(opaque { counter.receive($0) })
+  benchmark.startMeasurement()
+  for i in benchmark.scaledIterations { scheduler.schedule { observer.value(i) } }
+  counter.done.wait()
+  benchmark.stopMeasurement()
+  blackHole(counter.sum)
+}
+
 func registerDeliverOn() {
   let events = peerEventsPerIteration
 
   register("S7", .bond) { benchmark in
-    let queue = DispatchQueue(label: "bench.s7.bond")
-    let counter = ArrivalCounter(expected: million)
-    let producer = EventProducer<Int>()
-    let disposable = producer.deliverOn(queue).observe { counter.receive($0) }
-    benchmark.startMeasurement()
-    for i in benchmark.scaledIterations { producer.next(i) }
-    counter.done.wait()
-    benchmark.stopMeasurement()
-    disposable.dispose()
-    blackHole(counter.sum)
+    measureDeliverOn(benchmark, on: DispatchQueue(label: "bench.s7.bond"))
   }
 
   // S7 deliver-on: receive(on: DispatchQueue)
@@ -116,14 +131,7 @@ func registerDeliverOn() {
 
   register("S7", .closure) { benchmark in
     // One `queue.async` per event: the unbatched hop.
-    let queue = DispatchQueue(label: "bench.s7.closure")
-    let counter = ArrivalCounter(expected: million)
-    let observer = UncheckedBox<(Int) -> Void>(opaque { counter.receive($0) })
-    benchmark.startMeasurement()
-    for i in benchmark.scaledIterations { queue.async { observer.value(i) } }
-    counter.done.wait()
-    benchmark.stopMeasurement()
-    blackHole(counter.sum)
+    measureHopPerEvent(benchmark, on: DispatchQueue(label: "bench.s7.closure"))
   }
 
   register("S7", .naive) { benchmark in

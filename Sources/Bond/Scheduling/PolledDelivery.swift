@@ -121,13 +121,22 @@ final class PolledDelivery<Event: Sendable>: DedicatedThreadPoller, DisposableTy
     observer = { _ in }
     registered = nil
     finished = nil
+    releaseWaitingItems()
+    // releasing: `deinit`, on whichever thread drops the last reference, sees the consumer's side
+    // as this release left it (its acquiring load of the token). `stopBit` is already set.
+    token.bitwiseOr(Self.stopBit, ordering: .releasing)
+  }
+
+  /// Releases the items published and not taken (the token holder, or `deinit`). Trivial items
+  /// (an `Int` event) need no release: the segments go with the stage, and a `dispose()` under a
+  /// flood does no work per waiting event.
+  @usableFromInline
+  func releaseWaitingItems() {
+    guard !_isPOD(Item.self) else { return }
     while let slot = readySlot() {
       (slot + payloadOffset).assumingMemoryBound(to: Item.self).deinitialize(count: 1)
       taken()
     }
-    // releasing: `deinit`, on whichever thread drops the last reference, sees the consumer's side
-    // as this release left it (its acquiring load of the token). `stopBit` is already set.
-    token.bitwiseOr(Self.stopBit, ordering: .releasing)
   }
 
   /// Disposed, or over (its end was delivered).
@@ -146,10 +155,7 @@ final class PolledDelivery<Event: Sendable>: DedicatedThreadPoller, DisposableTy
     // acquiring: the consumer's side as its last holder left it.
     _ = token.load(ordering: .acquiring)
     // Items published after the last release (a send that raced a dispose()).
-    while let slot = readySlot() {
-      (slot + payloadOffset).assumingMemoryBound(to: Item.self).deinitialize(count: 1)
-      taken()
-    }
+    releaseWaitingItems()
   }
 }
 
