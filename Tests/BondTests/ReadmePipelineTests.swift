@@ -35,7 +35,7 @@ func calibration(of sensor: String) async -> Int {
       let sums = Totals()  // one per lane: a lane delivers one event at a time
       return lane.map { reading in sums.add(reading.value, to: reading.key) }
     }
-    let printed = DispatchSemaphore(value: 0)
+    let (printed, printedEnd) = AsyncStream<Void>.makeStream()
     let received = Recorder<String>()
     merge(totals)
       .batches(
@@ -49,7 +49,7 @@ func calibration(of sensor: String) async -> Int {
         print("\(batch.count) running totals, last: \(batch.last!), waiting: \(stats.bufferedCount)")
         batch.forEach(received.add)
       } finished: {
-        printed.signal()
+        printedEnd.finish()
       }
     try await input.send(
       contentsOf: lines.map { line in
@@ -57,7 +57,8 @@ func calibration(of sensor: String) async -> Int {
         return (key: String(parts[0]), value: Int(parts[1])!)
       }
     )
-    printed.wait()
+    input.finish()  // send(contentsOf:) leaves the end to its caller
+    for await _ in printed {}  // the end reached the printer (suspended: no thread blocked)
     // Every reading arrived (nothing dropped), and each key's last running total is its sum (the
     // enrichment added 1 to each of sensor0's 250 readings).
     let items = received.items
