@@ -78,7 +78,7 @@ public final class TestScheduler: ClockedScheduler {
   public func advance(by interval: Duration) {
     precondition(interval >= .zero, "TestScheduler.advance(by:): interval must be 0 or more, got \(interval)")
     let (seconds, attoseconds) = interval.components
-    advance(by: Double(seconds) + Double(attoseconds) * 1e-18)
+    advance(by: Double(seconds) + Double(attoseconds) / 1e18)  // 1e18 is exact: a correctly rounded quotient
   }
 
   /// Moves time on to `time`, running every action due at or before it (like ``advance(by:)`` by

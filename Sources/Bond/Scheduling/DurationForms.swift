@@ -4,7 +4,9 @@ extension Duration {
   @inlinable
   var bondSeconds: Double {
     let (seconds, attoseconds) = components
-    return Double(seconds) + Double(attoseconds) * 1e-18
+    // Divided by 1e18 (exact in a Double), not multiplied by 1e-18 (inexact): the quotient is
+    // correctly rounded, so .milliseconds(250) is exactly 0.25 and .milliseconds(100) is 0.1.
+    return Double(seconds) + Double(attoseconds) / 1e18
   }
 }
 
