@@ -217,14 +217,18 @@ extension CollectTests {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = EventProducer<Int>().collect(count: 0, orEvery: 1, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("collect(count:orEvery:scheduler:): count must be at least 1, got 0"))
+    #expect(
+      exitTestStandardError(result).contains("collect(count:orEvery:scheduler:): count must be at least 1, got 0")
+    )
   }
 
   @Test func timedNanSecondsStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = EventProducer<Int>().collect(count: 2, orEvery: .nan, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("collect(count:orEvery:scheduler:): seconds must be 0 or more, got nan"))
+    #expect(
+      exitTestStandardError(result).contains("collect(count:orEvery:scheduler:): seconds must be 0 or more, got nan")
+    )
   }
 
   // MARK: - Disposing inside the last array (issue 17, item 3)

@@ -7,7 +7,9 @@ import Testing
   @Test func intervalTicksEveryPeriodFromObserve() {
     let clock = TestScheduler()
     let ticks = Recorder<String>()
-    let observation = EventProducer<Int>.interval(seconds: 1, scheduler: clock).observe { ticks.add("\($0)@\(clock.now)") }
+    let observation = EventProducer<Int>.interval(seconds: 1, scheduler: clock).observe {
+      ticks.add("\($0)@\(clock.now)")
+    }
     clock.advance(by: 0.99)
     #expect(ticks.items == [])
     clock.advance(by: 2.51)
@@ -130,7 +132,9 @@ import Testing
   @Test func timerOnADispatchQueue() async {
     let queue = DispatchQueue(label: "timer")
     let value = await withCheckedContinuation { continuation in
-      EventProducer<Int>.timer(after: .milliseconds(10), scheduler: queue).observe { continuation.resume(returning: $0) }
+      EventProducer<Int>.timer(after: .milliseconds(10), scheduler: queue).observe {
+        continuation.resume(returning: $0)
+      }
     }
     #expect(value == 0)
   }
@@ -139,7 +143,9 @@ import Testing
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = EventProducer<Int>.interval(seconds: -1, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("interval(seconds:scheduler:): seconds must be more than 0, got -1.0"))
+    #expect(
+      exitTestStandardError(result).contains("interval(seconds:scheduler:): seconds must be more than 0, got -1.0")
+    )
   }
 
   @Test func intervalNaNStops() async {

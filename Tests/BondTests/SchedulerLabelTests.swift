@@ -201,9 +201,12 @@ private struct QueueSpellings: OldSpellings {
   }
 
   var expected: [[String]] {
-    let latest = ["2@1.0", "3@3.0"], leading = ["1@0.0", "3@2.0"]
-    let debounced = ["2@0.75", "3@2.5"], delayed = ["1@0.25", "2@0.5", "3@2.25"]
-    let timedOut = ["1@0.0", "2@0.25", "end@1.25"], sent = ["1@0.0", "2@0.25", "-1@1.25", "end@1.25"]
+    let latest = ["2@1.0", "3@3.0"]
+    let leading = ["1@0.0", "3@2.0"]
+    let debounced = ["2@0.75", "3@2.5"]
+    let delayed = ["1@0.25", "2@0.5", "3@2.25"]
+    let timedOut = ["1@0.0", "2@0.25", "end@1.25"]
+    let sent = ["1@0.0", "2@0.25", "-1@1.25", "end@1.25"]
     let collected = ["3@0.25", "3@3.0"]
     return [
       latest, leading, latest, leading, debounced, debounced, delayed, delayed,

@@ -75,7 +75,9 @@ import Testing
       } == ["1@0.0", "2@1.0", "3@2.0", "4@3.5"]
     )
     // A lone event goes at once and nothing follows.
-    #expect(timeline([(0, 1)], until: 5) { $0.throttle(seconds: 1, scheduler: $1, mode: .leadingAndLatest) } == ["1@0.0"])
+    #expect(
+      timeline([(0, 1)], until: 5) { $0.throttle(seconds: 1, scheduler: $1, mode: .leadingAndLatest) } == ["1@0.0"]
+    )
   }
 
   // MARK: - Zero seconds
@@ -232,14 +234,18 @@ import Testing
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = EventProducer<Int>().throttle(seconds: -1, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("throttle(seconds:scheduler:mode:): seconds must be 0 or more, got -1.0"))
+    #expect(
+      exitTestStandardError(result).contains("throttle(seconds:scheduler:mode:): seconds must be 0 or more, got -1.0")
+    )
   }
 
   @Test func nanSecondsStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = EventProducer<Int>().throttle(seconds: .nan, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("throttle(seconds:scheduler:mode:): seconds must be 0 or more, got nan"))
+    #expect(
+      exitTestStandardError(result).contains("throttle(seconds:scheduler:mode:): seconds must be 0 or more, got nan")
+    )
   }
 
   @Test func negativeSecondsWithModeStops() async {
@@ -255,7 +261,9 @@ import Testing
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
       _ = EventProducer<Int>().throttle(seconds: .nan, scheduler: TestScheduler(), mode: .leadingAndLatest)
     }
-    #expect(exitTestStandardError(result).contains("throttle(seconds:scheduler:mode:): seconds must be 0 or more, got nan"))
+    #expect(
+      exitTestStandardError(result).contains("throttle(seconds:scheduler:mode:): seconds must be 0 or more, got nan")
+    )
   }
 }
 
