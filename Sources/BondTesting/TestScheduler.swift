@@ -13,11 +13,11 @@ import Synchronization
 /// ```swift
 /// let clock = TestScheduler()
 /// let taps = EventProducer<Int>()
-/// taps.throttle(seconds: 1, queue: clock).observe { print($0, "at", clock.now) }
-/// taps.next(1)                 // t = 0: opens a one-second window
-/// clock.advance(by: 0.5)
-/// taps.next(2)                 // t = 0.5: the latest of the window
-/// clock.advance(by: 0.6)       // prints "2 at 1.0", then time is 1.1
+/// taps.throttle(for: .seconds(1), scheduler: clock).observe { print($0, "at", clock.now) }
+/// taps.next(1)                       // t = 0: opens a one-second window
+/// clock.advance(by: .milliseconds(500))
+/// taps.next(2)                       // t = 0.5: the latest of the window
+/// clock.advance(by: .milliseconds(600))  // prints "2 at 1.0", then time is 1.1
 /// ```
 ///
 /// - Note: thread-safe: actions may be scheduled and cancelled from any thread. Actions run on the
@@ -66,6 +66,19 @@ public final class TestScheduler: ClockedScheduler {
   public func advance(by seconds: Double) {
     precondition(seconds >= 0, "TestScheduler.advance(by:): seconds must be 0 or more, got \(seconds)")
     advance(to: now + seconds)
+  }
+
+  /// Moves time on by `interval`: ``advance(by:)-(Double)`` with a `Duration` (converted to
+  /// seconds, to attosecond precision as far as a `Double` holds it).
+  ///
+  /// ```swift
+  /// clock.advance(by: .milliseconds(250))
+  /// ```
+  /// - Precondition: `interval` is zero or more.
+  public func advance(by interval: Duration) {
+    precondition(interval >= .zero, "TestScheduler.advance(by:): interval must be 0 or more, got \(interval)")
+    let (seconds, attoseconds) = interval.components
+    advance(by: Double(seconds) + Double(attoseconds) / 1e18)  // 1e18 is exact: a correctly rounded quotient
   }
 
   /// Moves time on to `time`, running every action due at or before it (like ``advance(by:)`` by

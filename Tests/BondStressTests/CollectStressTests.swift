@@ -2,7 +2,7 @@ import Bond
 import Foundation
 import Testing
 
-/// `collect(count:orEvery:queue:)` on a real queue with senders on four threads. Run under
+/// `collect(count:orEvery:scheduler:)` on a real queue with senders on four threads. Run under
 /// `swift test --sanitize=thread --filter CollectStressTests`.
 @Suite struct CollectStressTests {
   struct Stamp: Sendable, Equatable {
@@ -31,7 +31,7 @@ import Testing
       let queue = DispatchQueue(label: "stress.collect.\(round)")
       let source = EventProducer<Stamp>()
       let log = Log()
-      let observation = source.collect(count: count, orEvery: 0.0002, queue: queue).observe { array in
+      let observation = source.collect(count: count, orEvery: 0.0002, scheduler: queue).observe { array in
         if log.ends > 0 { log.afterEnd += 1 }
         log.arrays.append(array)
       } finished: {

@@ -144,8 +144,8 @@ import Testing
         }
         let observation =
           useThrottle
-          ? source.throttle(seconds: 0.0005, queue: queue, mode: mode).observe(observer)
-          : source.debounce(seconds: 0.0005, queue: queue).observe(observer)
+          ? source.throttle(seconds: 0.0005, scheduler: queue, mode: mode).observe(observer)
+          : source.debounce(seconds: 0.0005, scheduler: queue).observe(observer)
         runTogether(threads: threads) { thread in
           for sequence in 0..<perThread {
             source.next(Stamp(thread: thread, sequence: sequence))
@@ -189,8 +189,8 @@ import Testing
         }
         observation =
           iteration.isMultiple(of: 2)
-          ? source.throttle(seconds: 0.00005, queue: queue, mode: .leadingAndLatest).observe(observer)
-          : source.debounce(seconds: 0.00005, queue: queue).observe(observer)
+          ? source.throttle(seconds: 0.00005, scheduler: queue, mode: .leadingAndLatest).observe(observer)
+          : source.debounce(seconds: 0.00005, scheduler: queue).observe(observer)
       }
       let toDispose = observation!
       let atDisposeBox = Atomic<Int>(0)

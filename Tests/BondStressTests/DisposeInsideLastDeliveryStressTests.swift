@@ -110,7 +110,7 @@ import Testing
         do {
           let tracked = Captured()
           weakCapture = tracked
-          holder.otherDisposable = source.delay(seconds: 0.001, queue: clock).observe { value in
+          holder.otherDisposable = source.delay(seconds: 0.001, scheduler: clock).observe { value in
             _ = tracked
             if value == disposeAt {
               outcome.disposed.increment()

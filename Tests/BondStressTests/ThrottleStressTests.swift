@@ -59,7 +59,7 @@ import Testing
     let log = Log()
     // The upstream's own order: an observer registered first sees each event before the throttle.
     source.observe { log.lastUpstream = $0 }
-    let observation = source.throttle(seconds: 0.0001, queue: queue, mode: mode).observe { stamp in
+    let observation = source.throttle(seconds: 0.0001, scheduler: queue, mode: mode).observe { stamp in
       overlap.enter()
       log.stamps.append(stamp)
       overlap.leave()
@@ -101,7 +101,7 @@ import Testing
         let upstream = Unserialized<Tracked>()
         let overlap = OverlapDetector()
         let log = Log()
-        let observation = upstream.throttle(seconds: 0.0001, queue: queue, mode: mode).observe { tracked in
+        let observation = upstream.throttle(seconds: 0.0001, scheduler: queue, mode: mode).observe { tracked in
           overlap.enter()
           log.stamps.append(tracked.stamp)
           overlap.leave()
@@ -135,7 +135,7 @@ import Testing
         let mode: ThrottleMode = iteration.isMultiple(of: 2) ? .latest : .leadingAndLatest
         let source = EventProducer<Tracked>()
         let deliveries = Counter()
-        let observation = source.throttle(seconds: 0.00005, queue: queue, mode: mode).observe { _ in
+        let observation = source.throttle(seconds: 0.00005, scheduler: queue, mode: mode).observe { _ in
           deliveries.increment()
         }
         let atDispose = Atomic<Int>(0)

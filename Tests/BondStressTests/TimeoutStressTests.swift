@@ -28,7 +28,7 @@ import Testing
       )
       let source = EventProducer<Int>()
       let log = Log()
-      let observation = source.timeout(seconds: 0.0005, queue: queue, sending: -1).observe { value in
+      let observation = source.timeout(seconds: 0.0005, scheduler: queue, sending: -1).observe { value in
         if log.ends > 0 { log.afterEnd += 1 }
         log.events.append(value)
       } finished: {

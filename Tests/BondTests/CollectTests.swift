@@ -131,15 +131,15 @@ import Testing
 }
 
 extension CollectTests {
-  // MARK: - collect(count:orEvery:queue:)
+  // MARK: - collect(count:orEvery:scheduler:)
 
   @Test func anArraySecondsAfterItsFirstEventOrWhenFull() {
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let arrays = Recorder<[Int]>()
     let quick = Recorder<[Int]>()
-    source.collect(count: 3, orEvery: 1, queue: clock).observe { arrays.add($0) }
-    source.collect(count: 3, orEvery: .milliseconds(500), queue: clock).observe { quick.add($0) }
+    source.collect(count: 3, orEvery: 1, scheduler: clock).observe { arrays.add($0) }
+    source.collect(count: 3, orEvery: .milliseconds(500), scheduler: clock).observe { quick.add($0) }
     source.next(1)
     clock.advance(by: 0.6)
     source.next(2)
@@ -160,7 +160,7 @@ extension CollectTests {
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let log = Recorder<String>()
-    source.collect(count: 3, orEvery: 1, queue: clock).observe {
+    source.collect(count: 3, orEvery: 1, scheduler: clock).observe {
       log.add("\($0)")
     } finished: {
       log.add("end")
@@ -178,7 +178,7 @@ extension CollectTests {
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let log = Recorder<String>()
-    source.collect(count: 3, orEvery: 1, queue: clock).observe {
+    source.collect(count: 3, orEvery: 1, scheduler: clock).observe {
       log.add("\($0)")
     } finished: {
       log.add("end")
@@ -193,7 +193,7 @@ extension CollectTests {
     let source = EventProducer<Int>(replayLength: 4)
     for value in 1...4 { source.next(value) }
     let arrays = Recorder<[Int]>()
-    source.collect(count: 3, orEvery: 1, queue: clock).observe { arrays.add($0) }
+    source.collect(count: 3, orEvery: 1, scheduler: clock).observe { arrays.add($0) }
     clock.advance(by: 0)
     #expect(arrays.items == [[1, 2, 3]])
     clock.advance(by: 1)
@@ -204,7 +204,7 @@ extension CollectTests {
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let arrays = Recorder<[Int]>()
-    let observation = source.collect(count: 3, orEvery: 1, queue: clock).observe { arrays.add($0) }
+    let observation = source.collect(count: 3, orEvery: 1, scheduler: clock).observe { arrays.add($0) }
     source.next(1)
     clock.advance(by: 0.5)
     observation.dispose()
@@ -215,16 +215,20 @@ extension CollectTests {
 
   @Test func timedCountBelowOneStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().collect(count: 0, orEvery: 1, queue: TestScheduler())
+      _ = EventProducer<Int>().collect(count: 0, orEvery: 1, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("collect(count:orEvery:queue:): count must be at least 1, got 0"))
+    #expect(
+      exitTestStandardError(result).contains("collect(count:orEvery:scheduler:): count must be at least 1, got 0")
+    )
   }
 
   @Test func timedNanSecondsStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().collect(count: 2, orEvery: .nan, queue: TestScheduler())
+      _ = EventProducer<Int>().collect(count: 2, orEvery: .nan, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("collect(count:orEvery:queue:): seconds must be 0 or more, got nan"))
+    #expect(
+      exitTestStandardError(result).contains("collect(count:orEvery:scheduler:): seconds must be 0 or more, got nan")
+    )
   }
 
   // MARK: - Disposing inside the last array (issue 17, item 3)
@@ -285,7 +289,7 @@ extension CollectTests {
     let source = EventProducer<Int>()
     let log = Recorder<String>()
     let holder = SerialDisposable()
-    holder.otherDisposable = source.collect(count: 3, orEvery: 1, queue: clock).observe {
+    holder.otherDisposable = source.collect(count: 3, orEvery: 1, scheduler: clock).observe {
       log.add("\($0)")
       holder.dispose()
     } finished: {

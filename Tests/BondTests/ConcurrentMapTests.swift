@@ -255,7 +255,7 @@ struct Rejected: Error {}
     }
     #expect(
       exitTestStandardError(result).contains(
-        "map(maxConcurrent:bufferLimit:_:): maxConcurrent must be at least 1, got 0"
+        "map(maxConcurrent:bufferLimit:statistics:_:): maxConcurrent must be at least 1, got 0"
       )
     )
   }
@@ -266,7 +266,7 @@ struct Rejected: Error {}
     }
     #expect(
       exitTestStandardError(result).contains(
-        "tryMap(maxConcurrent:bufferLimit:_:): bufferLimit must be at least 1, got 0"
+        "tryMap(maxConcurrent:bufferLimit:statistics:_:): bufferLimit must be at least 1, got 0"
       )
     )
   }

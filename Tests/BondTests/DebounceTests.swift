@@ -8,7 +8,7 @@ import Testing
     let clock = TestScheduler()
     let typing = EventProducer<Int>()
     let debounced = Recorder<Int>()
-    typing.debounce(seconds: 1, queue: clock).observe { debounced.add($0) }
+    typing.debounce(seconds: 1, scheduler: clock).observe { debounced.add($0) }
     typing.next(1)
     clock.advance(by: 0.5)
     typing.next(2)
@@ -22,27 +22,27 @@ import Testing
 
   @Test func deliversAfterSilence() {
     #expect(
-      timeline([(0, 1), (0.5, 2), (2, 3)], until: 5) { $0.debounce(seconds: 1, queue: $1) }
+      timeline([(0, 1), (0.5, 2), (2, 3)], until: 5) { $0.debounce(seconds: 1, scheduler: $1) }
         == ["2@1.5", "3@3.0"]
     )
-    #expect(timeline([(0, 1)], until: 0.99) { $0.debounce(seconds: 1, queue: $1) } == [])
-    #expect(timeline([(0, 1)], until: 1) { $0.debounce(seconds: 1, queue: $1) } == ["1@1.0"])
+    #expect(timeline([(0, 1)], until: 0.99) { $0.debounce(seconds: 1, scheduler: $1) } == [])
+    #expect(timeline([(0, 1)], until: 1) { $0.debounce(seconds: 1, scheduler: $1) } == ["1@1.0"])
   }
 
   @Test func aSteadyStreamFasterThanTheIntervalDeliversOnlyItsLast() {
     let typing = (0..<40).map { (Double($0) * 0.25, $0) }  // every 0.25 s until 9.75
-    #expect(timeline(typing, until: 20) { $0.debounce(seconds: 0.5, queue: $1) } == ["39@10.25"])
+    #expect(timeline(typing, until: 20) { $0.debounce(seconds: 0.5, scheduler: $1) } == ["39@10.25"])
   }
 
   @Test func anEventAtTheExactDeadlineComesAfterTheDelivery() {
     // The timer due at 1 was scheduled first: 1 is delivered, then 2 starts a new wait.
-    #expect(timeline([(0, 1), (1, 2)], until: 5) { $0.debounce(seconds: 1, queue: $1) } == ["1@1.0", "2@2.0"])
+    #expect(timeline([(0, 1), (1, 2)], until: 5) { $0.debounce(seconds: 1, scheduler: $1) } == ["1@1.0", "2@2.0"])
   }
 
   @Test func replacedTimersAreCancelled() {
     let clock = TestScheduler()
     let source = EventProducer<Int>()
-    let observation = source.debounce(seconds: 1, queue: clock).observe { _ in }
+    let observation = source.debounce(seconds: 1, scheduler: clock).observe { _ in }
     for value in 1...100 { source.next(value) }
     #expect(clock.pendingActionCount == 1)
     observation.dispose()
@@ -55,7 +55,7 @@ import Testing
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let delivered = Recorder<Int>()
-    let observation = source.debounce(seconds: 0, queue: clock).observe { delivered.add($0) }
+    let observation = source.debounce(seconds: 0, scheduler: clock).observe { delivered.add($0) }
     for value in 1...5 { source.next(value) }
     #expect(delivered.items == [])
     clock.advance(by: 0)
@@ -70,7 +70,7 @@ import Testing
     let clock = TestScheduler()
     let value = Observable(1)
     let log = Recorder<String>()
-    let observation = value.debounce(seconds: 1, queue: clock)
+    let observation = value.debounce(seconds: 1, scheduler: clock)
       .observe({ log.add("\($0)@\(clock.now)") }, registered: { log.add("registered") })
     clock.advance(by: 2)
     #expect(log.items == ["1@1.0", "registered"])
@@ -81,9 +81,9 @@ import Testing
     let clock = TestScheduler()
     let value = Observable(1)
     let seen = Recorder<String>()
-    let quiet = value.debounce(seconds: 1, queue: clock).observeNew { seen.add("quiet \($0)@\(clock.now)") }
+    let quiet = value.debounce(seconds: 1, scheduler: clock).observeNew { seen.add("quiet \($0)@\(clock.now)") }
     clock.advance(by: 2)  // the replayed 1 comes out at 1, before `registered`: observeNew drops it
-    let busy = value.debounce(seconds: 1, queue: clock).observeNew { seen.add("busy \($0)@\(clock.now)") }
+    let busy = value.debounce(seconds: 1, scheduler: clock).observeNew { seen.add("busy \($0)@\(clock.now)") }
     clock.advance(by: 0.5)
     value.value = 2  // replaces the replayed 1 for `busy`; a new window or wait for `quiet`
     clock.advance(by: 2)
@@ -97,7 +97,7 @@ import Testing
     let clock = TestScheduler()
     let value = Observable(1)
     let log = Recorder<String>()
-    let observation = value.debounce(seconds: 1, queue: clock)
+    let observation = value.debounce(seconds: 1, scheduler: clock)
       .observe({ log.add("\($0)@\(clock.now)") }, registered: { log.add("registered") })
     clock.advance(by: 0.5)
     value.value = 2
@@ -108,9 +108,9 @@ import Testing
 
   @Test func replayLengthIsAtMostOne() {
     let clock = TestScheduler()
-    #expect(EventProducer<Int>(replayLength: 3).debounce(seconds: 1, queue: clock).replayLength == 1)
-    #expect(EventProducer<Int>(replayLength: 3).debounce(seconds: 0, queue: clock).replayLength == 3)
-    #expect(EventProducer<Int>().debounce(seconds: 1, queue: clock).replayLength == 0)
+    #expect(EventProducer<Int>(replayLength: 3).debounce(seconds: 1, scheduler: clock).replayLength == 1)
+    #expect(EventProducer<Int>(replayLength: 3).debounce(seconds: 0, scheduler: clock).replayLength == 3)
+    #expect(EventProducer<Int>().debounce(seconds: 1, scheduler: clock).replayLength == 0)
   }
 
   // MARK: - Reentrancy and disposal
@@ -119,7 +119,7 @@ import Testing
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let log = Recorder<String>()
-    let observation = source.debounce(seconds: 1, queue: clock).observe { value in
+    let observation = source.debounce(seconds: 1, scheduler: clock).observe { value in
       log.add("\(value)@\(clock.now)")
       if value < 3 { source.next(value + 1) }
     }
@@ -139,7 +139,7 @@ import Testing
     do {
       let captured = Tracked("captured")
       weakCaptured = captured
-      observation = source.debounce(seconds: 1, queue: clock).observe { event in
+      observation = source.debounce(seconds: 1, scheduler: clock).observe { event in
         delivered.add(captured.name + event.name)
       }
       let pending = Tracked("pending")
@@ -158,16 +158,16 @@ import Testing
 
   @Test func negativeSecondsStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().debounce(seconds: -1, queue: TestScheduler())
+      _ = EventProducer<Int>().debounce(seconds: -1, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("debounce(seconds:queue:): seconds must be 0 or more, got -1.0"))
+    #expect(exitTestStandardError(result).contains("debounce(seconds:scheduler:): seconds must be 0 or more, got -1.0"))
   }
 
   @Test func nanSecondsStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().debounce(seconds: .nan, queue: TestScheduler())
+      _ = EventProducer<Int>().debounce(seconds: .nan, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("debounce(seconds:queue:): seconds must be 0 or more, got nan"))
+    #expect(exitTestStandardError(result).contains("debounce(seconds:scheduler:): seconds must be 0 or more, got nan"))
   }
 }
 
@@ -179,21 +179,21 @@ extension DebounceTests {
     // | upstream  | 1 | 2   | end    |
     // | delivered |   |     | 2, end |   (not 2 at 1.5: no wait at the end)
     let delivered = finiteTimeline([(0, 1), (0.5, 2)], endAt: 0.8, until: 3) { source, clock in
-      source.debounce(seconds: 1, queue: clock)
+      source.debounce(seconds: 1, scheduler: clock)
     }
     #expect(delivered == ["2@0.8", "end@0.8"])
   }
 
   @Test func theEndWithNothingWaitingComesAlone() {
     let delivered = finiteTimeline([(0, 1)], endAt: 2, until: 3) { source, clock in
-      source.debounce(seconds: 1, queue: clock)
+      source.debounce(seconds: 1, scheduler: clock)
     }
     #expect(delivered == ["1@1.0", "end@2.0"])
   }
 
   @Test func zeroSecondsDeliversTheEndAfterEveryEvent() {
     let delivered = finiteTimeline([(0, 1), (0, 2)], endAt: 0.5, until: 1) { source, clock in
-      source.debounce(seconds: 0, queue: clock)
+      source.debounce(seconds: 0, scheduler: clock)
     }
     #expect(delivered == ["1@0.0", "2@0.0", "end@0.5"])
   }
@@ -201,7 +201,7 @@ extension DebounceTests {
   @Test func disposeWithAnEventWaitingIsNotAnEnd() {
     let clock = TestScheduler()
     let source = EventProducer<Int>()
-    let (log, observation) = logEvents(of: source.debounce(seconds: 1, queue: clock))
+    let (log, observation) = logEvents(of: source.debounce(seconds: 1, scheduler: clock))
     source.next(1)
     observation.dispose()
     source.finish()
@@ -215,15 +215,15 @@ extension DebounceTests {
 
   @Test func durationForm() {
     #expect(
-      timeline([(0, 1), (0.2, 2)], until: 5) { $0.debounce(for: .milliseconds(500), queue: $1) }
+      timeline([(0, 1), (0.2, 2)], until: 5) { $0.debounce(for: .milliseconds(500), scheduler: $1) }
         == ["2@0.7"]
     )
   }
 
   @Test func negativeDurationStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().debounce(for: .milliseconds(-1), queue: TestScheduler())
+      _ = EventProducer<Int>().debounce(for: .milliseconds(-1), scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("debounce(for:queue:): interval must be 0 or more"))
+    #expect(exitTestStandardError(result).contains("debounce(for:scheduler:): interval must be 0 or more"))
   }
 }

@@ -4,7 +4,7 @@ import Testing
 @Suite struct DelayTests {
   @Test func eachEventSecondsLaterInOrder() {
     #expect(
-      timeline([(0, 1), (0.5, 2), (0.6, 3)], until: 5) { $0.delay(seconds: 1, queue: $1) }
+      timeline([(0, 1), (0.5, 2), (0.6, 3)], until: 5) { $0.delay(seconds: 1, scheduler: $1) }
         == ["1@1.0", "2@1.5", "3@1.6"]
     )
   }
@@ -13,7 +13,7 @@ import Testing
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let later = Recorder<String>()
-    source.delay(seconds: 1, queue: clock).observe {
+    source.delay(seconds: 1, scheduler: clock).observe {
       later.add("\($0)")
     } finished: {
       later.add("end")
@@ -32,7 +32,7 @@ import Testing
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let later = Recorder<String>()
-    source.delay(seconds: 1, queue: clock).observe {
+    source.delay(seconds: 1, scheduler: clock).observe {
       later.add("\($0)")
     } finished: {
       later.add("end")
@@ -48,7 +48,7 @@ import Testing
     source.next(1)
     source.next(2)
     let later = Recorder<String>()
-    source.delay(seconds: 1, queue: clock).observe(
+    source.delay(seconds: 1, scheduler: clock).observe(
       with: EventObserver({ later.add("\($0)") }, registered: { later.add("registered") })
     )
     source.next(3)
@@ -62,7 +62,7 @@ import Testing
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let later = Recorder<Int>()
-    let observation = source.delay(seconds: 1, queue: clock).observe { later.add($0) }
+    let observation = source.delay(seconds: 1, scheduler: clock).observe { later.add($0) }
     source.next(1)
     clock.advance(by: 0.5)
     observation.dispose()
@@ -73,23 +73,23 @@ import Testing
 
   @Test func durationForm() {
     #expect(
-      timeline([(0, 1), (0.2, 2)], until: 5) { $0.delay(for: .milliseconds(500), queue: $1) }
+      timeline([(0, 1), (0.2, 2)], until: 5) { $0.delay(for: .milliseconds(500), scheduler: $1) }
         == ["1@0.5", "2@0.7"]
     )
   }
 
   @Test func negativeSecondsStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().delay(seconds: -1, queue: TestScheduler())
+      _ = EventProducer<Int>().delay(seconds: -1, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("delay(seconds:queue:): seconds must be 0 or more, got -1.0"))
+    #expect(exitTestStandardError(result).contains("delay(seconds:scheduler:): seconds must be 0 or more, got -1.0"))
   }
 
   @Test func nanSecondsStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().delay(seconds: .nan, queue: TestScheduler())
+      _ = EventProducer<Int>().delay(seconds: .nan, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("delay(seconds:queue:): seconds must be 0 or more, got nan"))
+    #expect(exitTestStandardError(result).contains("delay(seconds:scheduler:): seconds must be 0 or more, got nan"))
   }
 
   // MARK: - Dispose releases the timers (issue 17, item 5)
@@ -105,7 +105,7 @@ import Testing
     do {
       let tracked = Tracked()
       weakCapture = tracked
-      observation = source.delay(seconds: 1, queue: clock).observe { _ in _ = tracked }
+      observation = source.delay(seconds: 1, scheduler: clock).observe { _ in _ = tracked }
     }
     for value in 1...5 { source.next(value) }
     #expect(clock.pendingActionCount == 5)
@@ -119,7 +119,7 @@ import Testing
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let later = Recorder<Int>()
-    let observation = source.delay(seconds: 1, queue: clock).observe { later.add($0) }
+    let observation = source.delay(seconds: 1, scheduler: clock).observe { later.add($0) }
     source.next(1)
     clock.advance(by: 0.5)
     source.next(2)
@@ -138,7 +138,7 @@ import Testing
     let source = EventProducer<Int>()
     let log = Recorder<String>()
     let holder = SerialDisposable()
-    holder.otherDisposable = source.delay(seconds: 1, queue: clock).observe {
+    holder.otherDisposable = source.delay(seconds: 1, scheduler: clock).observe {
       log.add("\($0)")
       holder.dispose()
     } finished: {

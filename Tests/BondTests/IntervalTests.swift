@@ -7,7 +7,9 @@ import Testing
   @Test func intervalTicksEveryPeriodFromObserve() {
     let clock = TestScheduler()
     let ticks = Recorder<String>()
-    let observation = EventProducer<Int>.interval(seconds: 1, queue: clock).observe { ticks.add("\($0)@\(clock.now)") }
+    let observation = EventProducer<Int>.interval(seconds: 1, scheduler: clock).observe {
+      ticks.add("\($0)@\(clock.now)")
+    }
     clock.advance(by: 0.99)
     #expect(ticks.items == [])
     clock.advance(by: 2.51)
@@ -22,7 +24,7 @@ import Testing
     let clock = TestScheduler()
     let ticks = Recorder<Int>()
     let ended = Recorder<String>()
-    EventProducer<Int>.interval(.milliseconds(500), queue: clock).take(3).observe {
+    EventProducer<Int>.interval(every: .milliseconds(500), scheduler: clock).take(3).observe {
       ticks.add($0)
     } finished: {
       ended.add("end@\(clock.now)")
@@ -35,7 +37,7 @@ import Testing
 
   @Test func intervalIsCold() {
     let clock = TestScheduler()
-    let ticks = EventProducer<Int>.interval(seconds: 1, queue: clock)
+    let ticks = EventProducer<Int>.interval(seconds: 1, scheduler: clock)
     let first = Recorder<String>()
     let second = Recorder<String>()
     ticks.observe { first.add("\($0)@\(clock.now)") }
@@ -49,7 +51,7 @@ import Testing
   @Test func intervalRegistersAtOnce() {
     let clock = TestScheduler()
     let log = Recorder<String>()
-    EventProducer<Int>.interval(seconds: 1, queue: clock).observe {
+    EventProducer<Int>.interval(seconds: 1, scheduler: clock).observe {
       log.add("\($0)")
     } registered: {
       log.add("registered")
@@ -66,7 +68,7 @@ import Testing
     let period = 0.1
     let count = Recorder<Int>()
     let late = Recorder<Double>()
-    EventProducer<Int>.interval(seconds: period, queue: clock).observe { tick in
+    EventProducer<Int>.interval(seconds: period, scheduler: clock).observe { tick in
       count.add(tick)
       late.add(abs(clock.now - (start + Double(tick + 1) * period)))
     }
@@ -81,7 +83,7 @@ import Testing
     let ticks = Recorder<Int>()
     let holder = Recorder<any DisposableType>()
     holder.add(
-      EventProducer<Int>.interval(seconds: 1, queue: clock).observe { tick in
+      EventProducer<Int>.interval(seconds: 1, scheduler: clock).observe { tick in
         ticks.add(tick)
         if tick == 1 { holder.items.first?.dispose() }
       }
@@ -95,12 +97,12 @@ import Testing
     let clock = TestScheduler()
     let fired = Recorder<String>()
     let later = Recorder<String>()
-    EventProducer<Int>.timer(after: 2, queue: clock).observe {
+    EventProducer<Int>.timer(after: 2, scheduler: clock).observe {
       fired.add("\($0)@\(clock.now)")
     } finished: {
       fired.add("end")
     }
-    EventProducer<Int>.timer(after: .seconds(1), queue: clock).observe {
+    EventProducer<Int>.timer(after: .seconds(1), scheduler: clock).observe {
       later.add("\($0)")
     } finished: {
       later.add("end")
@@ -115,7 +117,7 @@ import Testing
   @Test func timerDisposedBeforeItFiresSendsNothing() {
     let clock = TestScheduler()
     let fired = Recorder<String>()
-    let observation = EventProducer<Int>.timer(after: 1, queue: clock).observe {
+    let observation = EventProducer<Int>.timer(after: 1, scheduler: clock).observe {
       fired.add("\($0)")
     } finished: {
       fired.add("end")
@@ -130,43 +132,47 @@ import Testing
   @Test func timerOnADispatchQueue() async {
     let queue = DispatchQueue(label: "timer")
     let value = await withCheckedContinuation { continuation in
-      EventProducer<Int>.timer(after: .milliseconds(10), queue: queue).observe { continuation.resume(returning: $0) }
+      EventProducer<Int>.timer(after: .milliseconds(10), scheduler: queue).observe {
+        continuation.resume(returning: $0)
+      }
     }
     #expect(value == 0)
   }
 
   @Test func intervalNegativeStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>.interval(seconds: -1, queue: TestScheduler())
+      _ = EventProducer<Int>.interval(seconds: -1, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("interval(seconds:queue:): seconds must be more than 0, got -1.0"))
+    #expect(
+      exitTestStandardError(result).contains("interval(seconds:scheduler:): seconds must be more than 0, got -1.0")
+    )
   }
 
   @Test func intervalNaNStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>.interval(seconds: .nan, queue: TestScheduler())
+      _ = EventProducer<Int>.interval(seconds: .nan, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("interval(seconds:queue:)"))
+    #expect(exitTestStandardError(result).contains("interval(seconds:scheduler:)"))
   }
 
   @Test func intervalDurationNegativeStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>.interval(.seconds(-1), queue: TestScheduler())
+      _ = EventProducer<Int>.interval(every: .seconds(-1), scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("interval(_:queue:)"))
+    #expect(exitTestStandardError(result).contains("interval(every:scheduler:)"))
   }
 
   @Test func timerNegativeStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>.timer(after: -1, queue: TestScheduler())
+      _ = EventProducer<Int>.timer(after: -1, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("timer(after:queue:): seconds must be 0 or more, got -1.0"))
+    #expect(exitTestStandardError(result).contains("timer(after:scheduler:): seconds must be 0 or more, got -1.0"))
   }
 
   @Test func timerDurationNegativeStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>.timer(after: .seconds(-1), queue: TestScheduler())
+      _ = EventProducer<Int>.timer(after: .seconds(-1), scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("timer(after:queue:)"))
+    #expect(exitTestStandardError(result).contains("timer(after:scheduler:)"))
   }
 }

@@ -8,7 +8,7 @@ import Testing
     let clock = TestScheduler()
     let taps = EventProducer<Int>()
     let throttled = Recorder<Int>()
-    taps.throttle(seconds: 1, queue: clock).observe { throttled.add($0) }
+    taps.throttle(seconds: 1, scheduler: clock).observe { throttled.add($0) }
     taps.next(1)
     clock.advance(by: 0.5)
     taps.next(2)
@@ -25,43 +25,43 @@ import Testing
   @Test func latestOfEachWindowAtItsEnd() {
     // The brief's table: window [0, 1) delivers 2 at 1; the event at 1.1 opens [1.1, 2.1).
     #expect(
-      timeline([(0, 1), (0.5, 2), (1.1, 3)], until: 5) { $0.throttle(seconds: 1, queue: $1) }
+      timeline([(0, 1), (0.5, 2), (1.1, 3)], until: 5) { $0.throttle(seconds: 1, scheduler: $1) }
         == ["2@1.0", "3@2.1"]
     )
     #expect(
-      timeline([(0, 1), (0.5, 2), (1.5, 3)], until: 5) { $0.throttle(seconds: 1, queue: $1, mode: .latest) }
+      timeline([(0, 1), (0.5, 2), (1.5, 3)], until: 5) { $0.throttle(seconds: 1, scheduler: $1, mode: .latest) }
         == ["2@1.0", "3@2.5"]
     )
   }
 
   @Test func aLoneEventWaitsForTheEndOfItsWindow() {
-    #expect(timeline([(0, 1)], until: 0.99) { $0.throttle(seconds: 1, queue: $1) } == [])
-    #expect(timeline([(0, 1)], until: 1) { $0.throttle(seconds: 1, queue: $1) } == ["1@1.0"])
+    #expect(timeline([(0, 1)], until: 0.99) { $0.throttle(seconds: 1, scheduler: $1) } == [])
+    #expect(timeline([(0, 1)], until: 1) { $0.throttle(seconds: 1, scheduler: $1) } == ["1@1.0"])
   }
 
   @Test func aBurstYieldsOneEventPerWindow() {
     let burst = (0..<20).map { (Double($0) * 0.25, $0) }  // 0, 0.25, ..., 4.75
     #expect(
-      timeline(burst, until: 10) { $0.throttle(seconds: 1, queue: $1) }
+      timeline(burst, until: 10) { $0.throttle(seconds: 1, scheduler: $1) }
         == ["3@1.0", "7@2.0", "11@3.0", "15@4.0", "19@5.0"]
     )
   }
 
   @Test func anEventAtTheExactEndOfAWindowOpensTheNext() {
     // The window's end (scheduled first) runs first; the event at 1 then opens [1, 2).
-    #expect(timeline([(0, 1), (1, 2)], until: 5) { $0.throttle(seconds: 1, queue: $1) } == ["1@1.0", "2@2.0"])
+    #expect(timeline([(0, 1), (1, 2)], until: 5) { $0.throttle(seconds: 1, scheduler: $1) } == ["1@1.0", "2@2.0"])
   }
 
   // MARK: - Timelines, modes .leading and .leadingAndLatest
 
   @Test func leadingDeliversTheFirstAndDropsTheRest() {
     #expect(
-      timeline([(0, 1), (0.5, 2), (1.5, 3)], until: 5) { $0.throttle(seconds: 1, queue: $1, mode: .leading) }
+      timeline([(0, 1), (0.5, 2), (1.5, 3)], until: 5) { $0.throttle(seconds: 1, scheduler: $1, mode: .leading) }
         == ["1@0.0", "3@1.5"]
     )
     #expect(
       timeline([(0, 1), (0.5, 2), (0.99, 3), (1, 4)], until: 5) {
-        $0.throttle(seconds: 1, queue: $1, mode: .leading)
+        $0.throttle(seconds: 1, scheduler: $1, mode: .leading)
       } == ["1@0.0", "4@1.0"]
     )
   }
@@ -71,11 +71,13 @@ import Testing
     // empty; 4 opens a new window and goes at once.
     #expect(
       timeline([(0, 1), (0.5, 2), (1.5, 3), (3.5, 4)], until: 6) {
-        $0.throttle(seconds: 1, queue: $1, mode: .leadingAndLatest)
+        $0.throttle(seconds: 1, scheduler: $1, mode: .leadingAndLatest)
       } == ["1@0.0", "2@1.0", "3@2.0", "4@3.5"]
     )
     // A lone event goes at once and nothing follows.
-    #expect(timeline([(0, 1)], until: 5) { $0.throttle(seconds: 1, queue: $1, mode: .leadingAndLatest) } == ["1@0.0"])
+    #expect(
+      timeline([(0, 1)], until: 5) { $0.throttle(seconds: 1, scheduler: $1, mode: .leadingAndLatest) } == ["1@0.0"]
+    )
   }
 
   // MARK: - Zero seconds
@@ -85,7 +87,7 @@ import Testing
       let clock = TestScheduler()
       let source = EventProducer<Int>()
       let delivered = Recorder<Int>()
-      let observation = source.throttle(seconds: 0, queue: clock, mode: mode).observe { delivered.add($0) }
+      let observation = source.throttle(seconds: 0, scheduler: clock, mode: mode).observe { delivered.add($0) }
       for value in 1...5 { source.next(value) }
       #expect(delivered.items == [])  // on the scheduler, not in `next`
       clock.advance(by: 0)
@@ -101,7 +103,7 @@ import Testing
     let clock = TestScheduler()
     let value = Observable(1)
     let log = Recorder<String>()
-    let observation = value.throttle(seconds: 1, queue: clock)
+    let observation = value.throttle(seconds: 1, scheduler: clock)
       .observe({ log.add("\($0)@\(clock.now)") }, registered: { log.add("registered") })
     clock.advance(by: 2)
     #expect(log.items == ["1@1.0", "registered"])
@@ -112,9 +114,9 @@ import Testing
     let clock = TestScheduler()
     let value = Observable(1)
     let seen = Recorder<String>()
-    let quiet = value.throttle(seconds: 1, queue: clock).observeNew { seen.add("quiet \($0)@\(clock.now)") }
+    let quiet = value.throttle(seconds: 1, scheduler: clock).observeNew { seen.add("quiet \($0)@\(clock.now)") }
     clock.advance(by: 2)  // the replayed 1 comes out at 1, before `registered`: observeNew drops it
-    let busy = value.throttle(seconds: 1, queue: clock).observeNew { seen.add("busy \($0)@\(clock.now)") }
+    let busy = value.throttle(seconds: 1, scheduler: clock).observeNew { seen.add("busy \($0)@\(clock.now)") }
     clock.advance(by: 0.5)
     value.value = 2  // replaces the replayed 1 for `busy`; a new window or wait for `quiet`
     clock.advance(by: 2)
@@ -128,7 +130,7 @@ import Testing
     let clock = TestScheduler()
     let value = Observable(1)
     let log = Recorder<String>()
-    let observation = value.throttle(seconds: 1, queue: clock)
+    let observation = value.throttle(seconds: 1, scheduler: clock)
       .observe({ log.add("\($0)@\(clock.now)") }, registered: { log.add("registered") })
     clock.advance(by: 0.5)
     value.value = 2
@@ -141,7 +143,7 @@ import Testing
     let clock = TestScheduler()
     let value = Observable(1)
     let log = Recorder<String>()
-    let observation = value.throttle(seconds: 1, queue: clock, mode: .leading)
+    let observation = value.throttle(seconds: 1, scheduler: clock, mode: .leading)
       .observe({ log.add("\($0)@\(clock.now)") }, registered: { log.add("registered") })
     value.value = 2  // dropped: inside the window the replay opened
     clock.advance(by: 2)
@@ -153,7 +155,7 @@ import Testing
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let log = Recorder<String>()
-    let observation = source.throttle(seconds: 1, queue: clock)
+    let observation = source.throttle(seconds: 1, scheduler: clock)
       .observe({ log.add("\($0)") }, registered: { log.add("registered") })
     source.next(1)
     clock.advance(by: 1)
@@ -164,11 +166,11 @@ import Testing
   @Test func replayLengthIsThinnedByTheWindows() {
     let source = EventProducer<Int>(replayLength: 5)
     let clock = TestScheduler()
-    #expect(source.throttle(seconds: 1, queue: clock).replayLength == 1)
-    #expect(source.throttle(seconds: 1, queue: clock, mode: .leading).replayLength == 1)
-    #expect(source.throttle(seconds: 1, queue: clock, mode: .leadingAndLatest).replayLength == 2)
-    #expect(source.throttle(seconds: 0, queue: clock).replayLength == 5)
-    #expect(EventProducer<Int>().throttle(seconds: 1, queue: clock).replayLength == 0)
+    #expect(source.throttle(seconds: 1, scheduler: clock).replayLength == 1)
+    #expect(source.throttle(seconds: 1, scheduler: clock, mode: .leading).replayLength == 1)
+    #expect(source.throttle(seconds: 1, scheduler: clock, mode: .leadingAndLatest).replayLength == 2)
+    #expect(source.throttle(seconds: 0, scheduler: clock).replayLength == 5)
+    #expect(EventProducer<Int>().throttle(seconds: 1, scheduler: clock).replayLength == 0)
   }
 
   // MARK: - Reentrancy and disposal
@@ -177,7 +179,7 @@ import Testing
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let log = Recorder<String>()
-    let observation = source.throttle(seconds: 1, queue: clock).observe { value in
+    let observation = source.throttle(seconds: 1, scheduler: clock).observe { value in
       log.add("\(value)@\(clock.now)")
       if value < 3 { source.next(value + 1) }  // opens the next window
     }
@@ -198,7 +200,7 @@ import Testing
       do {
         let captured = Tracked("captured")
         weakCaptured = captured
-        observation = source.throttle(seconds: 1, queue: clock, mode: mode)
+        observation = source.throttle(seconds: 1, scheduler: clock, mode: mode)
           .observe { event in delivered.add(captured.name + event.name) }
         source.next(Tracked("first"))
         let pending = Tracked("pending")
@@ -219,7 +221,7 @@ import Testing
     let clock = TestScheduler()
     let source = EventProducer<Int>()
     let delivered = Recorder<Int>()
-    let observation = source.throttle(seconds: 1, queue: clock, mode: .leading).observe { delivered.add($0) }
+    let observation = source.throttle(seconds: 1, scheduler: clock, mode: .leading).observe { delivered.add($0) }
     source.next(1)
     observation.dispose()
     clock.run()
@@ -230,32 +232,38 @@ import Testing
 
   @Test func negativeSecondsStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().throttle(seconds: -1, queue: TestScheduler())
+      _ = EventProducer<Int>().throttle(seconds: -1, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("throttle(seconds:queue:): seconds must be 0 or more, got -1.0"))
+    #expect(
+      exitTestStandardError(result).contains("throttle(seconds:scheduler:mode:): seconds must be 0 or more, got -1.0")
+    )
   }
 
   @Test func nanSecondsStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().throttle(seconds: .nan, queue: TestScheduler())
+      _ = EventProducer<Int>().throttle(seconds: .nan, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("throttle(seconds:queue:): seconds must be 0 or more, got nan"))
+    #expect(
+      exitTestStandardError(result).contains("throttle(seconds:scheduler:mode:): seconds must be 0 or more, got nan")
+    )
   }
 
   @Test func negativeSecondsWithModeStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().throttle(seconds: -0.5, queue: TestScheduler(), mode: .leading)
+      _ = EventProducer<Int>().throttle(seconds: -0.5, scheduler: TestScheduler(), mode: .leading)
     }
     #expect(
-      exitTestStandardError(result).contains("throttle(seconds:queue:mode:): seconds must be 0 or more, got -0.5")
+      exitTestStandardError(result).contains("throttle(seconds:scheduler:mode:): seconds must be 0 or more, got -0.5")
     )
   }
 
   @Test func nanSecondsWithModeStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().throttle(seconds: .nan, queue: TestScheduler(), mode: .leadingAndLatest)
+      _ = EventProducer<Int>().throttle(seconds: .nan, scheduler: TestScheduler(), mode: .leadingAndLatest)
     }
-    #expect(exitTestStandardError(result).contains("throttle(seconds:queue:mode:): seconds must be 0 or more, got nan"))
+    #expect(
+      exitTestStandardError(result).contains("throttle(seconds:scheduler:mode:): seconds must be 0 or more, got nan")
+    )
   }
 }
 
@@ -267,14 +275,14 @@ extension ThrottleTests {
     // | upstream  | 1 | 2   | end    |
     // | delivered |   |     | 2, end |   (not 2 at 1: nothing waits for the window at the end)
     let delivered = finiteTimeline([(0, 1), (0.5, 2)], endAt: 0.6, until: 3) { source, clock in
-      source.throttle(seconds: 1, queue: clock)
+      source.throttle(seconds: 1, scheduler: clock)
     }
     #expect(delivered == ["2@0.6", "end@0.6"])
   }
 
   @Test func theEndWithNothingPendingComesAlone() {
     let delivered = finiteTimeline([(0, 1), (0.5, 2)], endAt: 1.5, until: 3) { source, clock in
-      source.throttle(seconds: 1, queue: clock)
+      source.throttle(seconds: 1, scheduler: clock)
     }
     #expect(delivered == ["2@1.0", "end@1.5"])
   }
@@ -288,7 +296,7 @@ extension ThrottleTests {
     ]
     for (mode, events) in expected {
       let delivered = finiteTimeline([(0, 1), (0.5, 2)], endAt: 0.7, until: 3) { source, clock in
-        source.throttle(seconds: 1, queue: clock, mode: mode)
+        source.throttle(seconds: 1, scheduler: clock, mode: mode)
       }
       #expect(delivered == events, "\(mode)")
     }
@@ -296,7 +304,7 @@ extension ThrottleTests {
 
   @Test func zeroSecondsDeliversTheEndAfterEveryEvent() {
     let delivered = finiteTimeline([(0, 1), (0, 2)], endAt: 0, until: 1) { source, clock in
-      source.throttle(seconds: 0, queue: clock)
+      source.throttle(seconds: 0, scheduler: clock)
     }
     #expect(delivered == ["1@0.0", "2@0.0", "end@0.0"])
   }
@@ -306,7 +314,7 @@ extension ThrottleTests {
     let source = EventProducer<Int>(replayLength: 1)
     source.next(1)
     let log = Recorder<String>()
-    let observation = source.throttle(seconds: 1, queue: clock)
+    let observation = source.throttle(seconds: 1, scheduler: clock)
       .observe(
         with: EventObserver({ log.add("\($0)") }, finished: { log.add("end") }, registered: { log.add("registered") })
       )
@@ -322,20 +330,20 @@ extension ThrottleTests {
 
   @Test func durationForms() {
     #expect(
-      timeline([(0, 1), (0.2, 2)], until: 5) { $0.throttle(for: .milliseconds(500), queue: $1) }
+      timeline([(0, 1), (0.2, 2)], until: 5) { $0.throttle(for: .milliseconds(500), scheduler: $1) }
         == ["2@0.5"]
     )
     #expect(
       timeline([(0, 1), (0.2, 2), (0.6, 3)], until: 5) {
-        $0.throttle(for: .milliseconds(500), queue: $1, mode: .leading)
+        $0.throttle(for: .milliseconds(500), scheduler: $1, mode: .leading)
       } == ["1@0.0", "3@0.6"]
     )
   }
 
   @Test func negativeDurationStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().throttle(for: .seconds(-1), queue: TestScheduler())
+      _ = EventProducer<Int>().throttle(for: .seconds(-1), scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("throttle(for:queue:): interval must be 0 or more"))
+    #expect(exitTestStandardError(result).contains("throttle(for:scheduler:mode:): interval must be 0 or more"))
   }
 }

@@ -12,22 +12,22 @@ import Testing
     let withLast = Recorder<String>()
     let durations = Recorder<String>()
     let both = Recorder<String>()
-    source.timeout(seconds: 1, queue: clock).observe {
+    source.timeout(seconds: 1, scheduler: clock).observe {
       plain.add("\($0)")
     } finished: {
       plain.add("end@\(clock.now)")
     }
-    source.timeout(seconds: 1, queue: clock, sending: -1).observe {
+    source.timeout(seconds: 1, scheduler: clock, sending: -1).observe {
       withLast.add("\($0)")
     } finished: {
       withLast.add("end")
     }
-    source.timeout(for: .milliseconds(500), queue: clock).observe {
+    source.timeout(for: .milliseconds(500), scheduler: clock).observe {
       durations.add("\($0)")
     } finished: {
       durations.add("end@\(clock.now)")
     }
-    source.timeout(for: .seconds(2), queue: clock, sending: 0).observe {
+    source.timeout(for: .seconds(2), scheduler: clock, sending: 0).observe {
       both.add("\($0)")
     } finished: {
       both.add("end")
@@ -46,27 +46,27 @@ import Testing
   // MARK: - Timelines
 
   @Test func endsWhenNothingArrivesAfterObserve() {
-    #expect(timeline([], until: 5) { $0.timeout(seconds: 1, queue: $1) } == ["end@1.0"])
-    #expect(timeline([], until: 0.99) { $0.timeout(seconds: 1, queue: $1) } == [])
+    #expect(timeline([], until: 5) { $0.timeout(seconds: 1, scheduler: $1) } == ["end@1.0"])
+    #expect(timeline([], until: 0.99) { $0.timeout(seconds: 1, scheduler: $1) } == [])
   }
 
   @Test func eachEventRearmsTheTimer() {
     #expect(
-      timeline([(0.5, 1), (1.4, 2), (2.3, 3)], until: 10) { $0.timeout(seconds: 1, queue: $1) }
+      timeline([(0.5, 1), (1.4, 2), (2.3, 3)], until: 10) { $0.timeout(seconds: 1, scheduler: $1) }
         == ["1@0.5", "2@1.4", "3@2.3", "end@3.3"]
     )
   }
 
   @Test func sendsLastThenEnds() {
     #expect(
-      timeline([(0.5, 1)], until: 10) { $0.timeout(seconds: 1, queue: $1, sending: 99) }
+      timeline([(0.5, 1)], until: 10) { $0.timeout(seconds: 1, scheduler: $1, sending: 99) }
         == ["1@0.5", "99@1.5", "end@1.5"]
     )
   }
 
   @Test func eventsAfterTheTimeoutReachNobody() {
     #expect(
-      timeline([(0.5, 1), (2, 2), (2.1, 3)], until: 10) { $0.timeout(seconds: 1, queue: $1) }
+      timeline([(0.5, 1), (2, 2), (2.1, 3)], until: 10) { $0.timeout(seconds: 1, scheduler: $1) }
         == ["1@0.5", "end@1.5"]
     )
   }
@@ -75,7 +75,7 @@ import Testing
 
   @Test func upstreamEndBeforeTheTimeoutEndsAsUsual() {
     #expect(
-      finiteTimeline([(0.5, 1)], endAt: 1, until: 10) { $0.timeout(seconds: 1, queue: $1, sending: 99) }
+      finiteTimeline([(0.5, 1)], endAt: 1, until: 10) { $0.timeout(seconds: 1, scheduler: $1, sending: 99) }
         == ["1@0.5", "end@1.0"]
     )
   }
@@ -83,7 +83,7 @@ import Testing
   @Test func disposeCancelsTheTimer() {
     let clock = TestScheduler()
     let source = EventProducer<Int>()
-    let (log, observation) = logEvents(of: source.timeout(seconds: 1, queue: clock, sending: 9))
+    let (log, observation) = logEvents(of: source.timeout(seconds: 1, scheduler: clock, sending: 9))
     source.next(1)
     clock.advance(by: 0.5)
     observation.dispose()
@@ -96,7 +96,7 @@ import Testing
     let clock = TestScheduler()
     let value = Observable(7)
     let log = Recorder<String>()
-    value.timeout(seconds: 1, queue: clock).observe {
+    value.timeout(seconds: 1, scheduler: clock).observe {
       log.add("\($0)@\(clock.now)")
     } registered: {
       log.add("registered")
@@ -111,7 +111,7 @@ import Testing
   @Test func oneTimerPendingAtATime() {
     let clock = TestScheduler()
     let source = EventProducer<Int>()
-    let observation = source.timeout(seconds: 1, queue: clock).observe { _ in }
+    let observation = source.timeout(seconds: 1, scheduler: clock).observe { _ in }
     for value in 0..<100 { source.next(value) }
     clock.advance(by: 0)
     #expect(clock.pendingActionCount == 1)
@@ -122,29 +122,29 @@ import Testing
 
   @Test func negativeSecondsStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().timeout(seconds: -1, queue: TestScheduler())
+      _ = EventProducer<Int>().timeout(seconds: -1, scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("timeout(seconds:queue:): seconds must be 0 or more, got -1.0"))
+    #expect(exitTestStandardError(result).contains("timeout(seconds:scheduler:): seconds must be 0 or more, got -1.0"))
   }
 
   @Test func nanSecondsWithLastStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().timeout(seconds: .nan, queue: TestScheduler(), sending: 0)
+      _ = EventProducer<Int>().timeout(seconds: .nan, scheduler: TestScheduler(), sending: 0)
     }
-    #expect(exitTestStandardError(result).contains("timeout(seconds:queue:sending:)"))
+    #expect(exitTestStandardError(result).contains("timeout(seconds:scheduler:sending:)"))
   }
 
   @Test func negativeDurationStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().timeout(for: .seconds(-1), queue: TestScheduler())
+      _ = EventProducer<Int>().timeout(for: .seconds(-1), scheduler: TestScheduler())
     }
-    #expect(exitTestStandardError(result).contains("timeout(for:queue:)"))
+    #expect(exitTestStandardError(result).contains("timeout(for:scheduler:)"))
   }
 
   @Test func negativeDurationWithLastStops() async {
     let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      _ = EventProducer<Int>().timeout(for: .seconds(-1), queue: TestScheduler(), sending: 0)
+      _ = EventProducer<Int>().timeout(for: .seconds(-1), scheduler: TestScheduler(), sending: 0)
     }
-    #expect(exitTestStandardError(result).contains("timeout(for:queue:sending:)"))
+    #expect(exitTestStandardError(result).contains("timeout(for:scheduler:sending:)"))
   }
 }

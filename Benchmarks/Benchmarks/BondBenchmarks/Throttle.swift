@@ -52,7 +52,7 @@ func registerThrottle() {
     let sink = Sink()
     let queue = DispatchQueue(label: "bench.s11.bond")
     let producer = EventProducer<Int>()
-    let disposable = producer.throttle(seconds: 1, queue: queue).observe { sink.sum &+= $0 }
+    let disposable = producer.throttle(seconds: 1, scheduler: queue).observe { sink.sum &+= $0 }
     benchmark.startMeasurement()
     for i in benchmark.scaledIterations { producer.next(i) }
     benchmark.stopMeasurement()

@@ -1,6 +1,6 @@
-// S23 timeout: 100k events into `timeout(seconds: 1, queue:)` on a DispatchQueue, each event
+// S23 timeout: 100k events into `timeout(seconds: 1, scheduler:)` on a DispatchQueue, each event
 // re-arming the timer (it never fires while measured); S23b: the same events into
-// `debounce(seconds: 1, queue:)` on the same kind of queue, the operator with the same per-event
+// `debounce(seconds: 1, scheduler:)` on the same kind of queue, the operator with the same per-event
 // work (a lock, a cancel, a `schedule(after:)`). OpenCombine: `timeout(_:scheduler:)` and
 // `debounce(for:scheduler:)` on `queue.ocombine`. The per-event cost only: nothing is waited for.
 // 100k events per iteration for every engine: each event leaves a cancelled 1 s timer on the
@@ -17,10 +17,10 @@ let rearmEvents = 100_000
 
 func registerTimeout() {
   measureRearm("S23a") { producer, queue, sink in
-    producer.timeout(seconds: 1, queue: queue).observe { sink.sum &+= $0 }
+    producer.timeout(seconds: 1, scheduler: queue).observe { sink.sum &+= $0 }
   }
   measureRearm("S23b") { producer, queue, sink in
-    producer.debounce(seconds: 1, queue: queue).observe { sink.sum &+= $0 }
+    producer.debounce(seconds: 1, scheduler: queue).observe { sink.sum &+= $0 }
   }
   measureRearmOpenCombine("S23a") { subject, queue, sink in
     subject.timeout(.seconds(1), scheduler: queue.ocombine).sink { sink.sum &+= $0 }

@@ -160,7 +160,7 @@ case ("S11", "Bond"):
   // valgrind a second-long window would end at a time that depends on the machine).
   let queue = DispatchQueue(label: "instructions.s11")
   let producer = EventProducer<Int>()
-  let observation = producer.throttle(seconds: 3600, queue: queue).observe { sum.value &+= $0 }
+  let observation = producer.throttle(seconds: 3600, scheduler: queue).observe { sum.value &+= $0 }
   for i in 0..<events { producer.next(i) }
   observation.dispose()
 case ("S11", "closure"):

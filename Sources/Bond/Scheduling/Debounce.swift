@@ -1,11 +1,11 @@
 extension EventProducerType where Event: Sendable {
-  /// Delivers an event on `queue` only after `seconds` have passed without a newer one.
+  /// Delivers an event on `scheduler` only after `seconds` have passed without a newer one.
   ///
   /// Each event replaces the one waiting and restarts the wait; when the wait ends, the waiting
-  /// event is delivered. With `seconds` 0 every event is delivered, in order, on `queue`.
+  /// event is delivered. With `seconds` 0 every event is delivered, in order, on `scheduler`.
   ///
   /// ```swift
-  /// searchField.text.debounce(seconds: 0.3, queue: .main).observe { query in search(query) }
+  /// searchField.text.debounce(seconds: 0.3, scheduler: .main).observe { query in search(query) }
   /// ```
   ///
   /// | time (s)   | 0 | 0.5 | 1.5 | 2 | 2.5 |
@@ -14,17 +14,17 @@ extension EventProducerType where Event: Sendable {
   /// | delivered  |   |     | 2   |   |     |
   ///
   /// (`seconds` 1; 3 is delivered at 3.) When the upstream ends, the waiting event is delivered on
-  /// `queue` at once, then the end. Disposing drops the waiting event (released at once) and
+  /// `scheduler` at once, then the end. Disposing drops the waiting event (released at once) and
   /// cancels its timer.
   /// - Precondition: `seconds` is 0 or more (not NaN).
   @inlinable
-  public func debounce<S: Scheduler>(seconds: Double, queue: S) -> Debounce<Self, S> {
-    precondition(seconds >= 0, "debounce(seconds:queue:): seconds must be 0 or more, got \(seconds)")
-    return Debounce(upstream: self, seconds: seconds, scheduler: queue)
+  public func debounce<S: Scheduler>(seconds: Double, scheduler: S) -> Debounce<Self, S> {
+    precondition(seconds >= 0, "debounce(seconds:scheduler:): seconds must be 0 or more, got \(seconds)")
+    return Debounce(upstream: self, seconds: seconds, scheduler: scheduler)
   }
 }
 
-/// The producer that ``EventProducerType/debounce(seconds:queue:)`` returns. A light value; each
+/// The producer that ``EventProducerType/debounce(for:scheduler:)`` returns. A light value; each
 /// observation has its own timer.
 /// - Note: thread-safe to observe from any thread; the upstream may send from several threads;
 ///   observers are called on the scheduler, one event at a time, in order.

@@ -1,9 +1,9 @@
 extension EventProducerType where Event: Sendable {
-  /// Delivers each event `seconds` after it arrived, on `queue`, in order; the end after the last
+  /// Delivers each event `seconds` after it arrived, on `scheduler`, in order; the end after the last
   /// event.
   ///
   /// ```swift
-  /// toasts.delay(seconds: 2, queue: .main).observe { toast in hide(toast) }
+  /// toasts.delay(seconds: 2, scheduler: .main).observe { toast in hide(toast) }
   /// ```
   ///
   /// | time (s)  | 0 | 0.5     | 1 | 1.5     |
@@ -14,25 +14,26 @@ extension EventProducerType where Event: Sendable {
   /// (`seconds` 1.) Disposing drops the waiting events (released at once) and cancels their timers.
   /// - Precondition: `seconds` is 0 or more (not NaN).
   @inlinable
-  public func delay<S: Scheduler>(seconds: Double, queue: S) -> Delay<Self, S> {
-    precondition(seconds >= 0, "delay(seconds:queue:): seconds must be 0 or more, got \(seconds)")
-    return Delay(upstream: self, seconds: seconds, scheduler: queue)
+  public func delay<S: Scheduler>(seconds: Double, scheduler: S) -> Delay<Self, S> {
+    precondition(seconds >= 0, "delay(seconds:scheduler:): seconds must be 0 or more, got \(seconds)")
+    return Delay(upstream: self, seconds: seconds, scheduler: scheduler)
   }
 
-  /// ``delay(seconds:queue:)`` with a `Duration`.
+  /// ``delay(seconds:scheduler:)`` with a `Duration`: each event `interval` after it arrived, on
+  /// `scheduler`, in order.
   ///
   /// ```swift
-  /// toasts.delay(for: .seconds(2), queue: .main).observe { toast in hide(toast) }
+  /// toasts.delay(for: .seconds(2), scheduler: .main).observe { toast in hide(toast) }
   /// ```
   /// - Precondition: `interval` is zero or more.
   @inlinable
-  public func delay<S: Scheduler>(for interval: Duration, queue: S) -> Delay<Self, S> {
-    precondition(interval >= .zero, "delay(for:queue:): interval must be 0 or more, got \(interval)")
-    return delay(seconds: interval.bondSeconds, queue: queue)
+  public func delay<S: Scheduler>(for interval: Duration, scheduler: S) -> Delay<Self, S> {
+    precondition(interval >= .zero, "delay(for:scheduler:): interval must be 0 or more, got \(interval)")
+    return Delay(upstream: self, seconds: interval.bondSeconds, scheduler: scheduler)
   }
 }
 
-/// The producer that ``EventProducerType/delay(seconds:queue:)`` returns. A light value; each
+/// The producer that ``EventProducerType/delay(for:scheduler:)`` returns. A light value; each
 /// observation has its own waiting events.
 /// - Note: thread-safe to observe from any thread; the upstream may send from several threads;
 ///   observers are called on the scheduler, one event at a time, in arrival order.

@@ -1,10 +1,10 @@
 extension EventProducer where Event == Int {
-  /// A cold producer that sends 0, 1, 2, ... on `queue`, one every `seconds`, the first one
+  /// A cold producer that sends 0, 1, 2, ... on `scheduler`, one every `seconds`, the first one
   /// `seconds` after `observe`, until the observation is disposed (Rx's `interval`): a heartbeat
   /// or a periodic flush.
   ///
   /// ```swift
-  /// let heartbeat = EventProducer<Int>.interval(seconds: 30, queue: .main).observe { _ in ping() }
+  /// let heartbeat = EventProducer<Int>.interval(seconds: 30, scheduler: .main).observe { _ in ping() }
   /// ```
   ///
   /// | time (s)  | 0 (observe) | 1 | 2 | 3 |
@@ -16,28 +16,29 @@ extension EventProducer where Event == Int {
   /// ticks do not add up: no drift. It never ends; see <doc:IntervalGuide>.
   /// - Precondition: `seconds` is more than 0 (not NaN).
   @inlinable
-  public static func interval<S: Scheduler>(seconds: Double, queue: S) -> Ticks<S> {
-    precondition(seconds > 0, "interval(seconds:queue:): seconds must be more than 0, got \(seconds)")
-    return Ticks(period: seconds, repeats: true, scheduler: queue)
+  public static func interval<S: Scheduler>(seconds: Double, scheduler: S) -> Ticks<S> {
+    precondition(seconds > 0, "interval(seconds:scheduler:): seconds must be more than 0, got \(seconds)")
+    return Ticks(period: seconds, repeats: true, scheduler: scheduler)
   }
 
-  /// ``interval(seconds:queue:)`` with a `Duration`: 0, 1, 2, ... on `queue`, one every `period`.
+  /// ``interval(seconds:scheduler:)`` with a `Duration`: 0, 1, 2, ... on `scheduler`, one every
+  /// `period`.
   ///
   /// ```swift
-  /// EventProducer<Int>.interval(.milliseconds(500), queue: .main).take(3).observe { print($0) }
+  /// EventProducer<Int>.interval(every: .milliseconds(500), scheduler: .main).take(3).observe { print($0) }
   /// ```
   /// - Precondition: `period` is more than zero.
   @inlinable
-  public static func interval<S: Scheduler>(_ period: Duration, queue: S) -> Ticks<S> {
-    precondition(period > .zero, "interval(_:queue:): period must be more than 0, got \(period)")
-    return Ticks(period: period.bondSeconds, repeats: true, scheduler: queue)
+  public static func interval<S: Scheduler>(every period: Duration, scheduler: S) -> Ticks<S> {
+    precondition(period > .zero, "interval(every:scheduler:): period must be more than 0, got \(period)")
+    return Ticks(period: period.bondSeconds, repeats: true, scheduler: scheduler)
   }
 
-  /// A cold producer that sends 0 on `queue` `seconds` after `observe`, then the end (Rx's
+  /// A cold producer that sends 0 on `scheduler` `seconds` after `observe`, then the end (Rx's
   /// `timer`).
   ///
   /// ```swift
-  /// EventProducer<Int>.timer(after: 2, queue: .main).observe { _ in showHint() }
+  /// EventProducer<Int>.timer(after: 2, scheduler: .main).observe { _ in showHint() }
   /// ```
   ///
   /// | time (s)  | 0 (observe) | 2       |
@@ -47,26 +48,27 @@ extension EventProducer where Event == Int {
   /// Disposing before then cancels it. See <doc:IntervalGuide>.
   /// - Precondition: `seconds` is 0 or more (not NaN).
   @inlinable
-  public static func timer<S: Scheduler>(after seconds: Double, queue: S) -> Ticks<S> {
-    precondition(seconds >= 0, "timer(after:queue:): seconds must be 0 or more, got \(seconds)")
-    return Ticks(period: seconds, repeats: false, scheduler: queue)
+  public static func timer<S: Scheduler>(after seconds: Double, scheduler: S) -> Ticks<S> {
+    precondition(seconds >= 0, "timer(after:scheduler:): seconds must be 0 or more, got \(seconds)")
+    return Ticks(period: seconds, repeats: false, scheduler: scheduler)
   }
 
-  /// ``timer(after:queue:)`` with a `Duration`: 0 on `queue` after `delay`, then the end.
+  /// ``timer(after:scheduler:)-(Double,_)`` with a `Duration`: 0 on `scheduler` after `delay`,
+  /// then the end.
   ///
   /// ```swift
-  /// EventProducer<Int>.timer(after: .seconds(2), queue: .main).observe { _ in showHint() }
+  /// EventProducer<Int>.timer(after: .seconds(2), scheduler: .main).observe { _ in showHint() }
   /// ```
   /// - Precondition: `delay` is zero or more.
   @inlinable
-  public static func timer<S: Scheduler>(after delay: Duration, queue: S) -> Ticks<S> {
-    precondition(delay >= .zero, "timer(after:queue:): delay must be 0 or more, got \(delay)")
-    return Ticks(period: delay.bondSeconds, repeats: false, scheduler: queue)
+  public static func timer<S: Scheduler>(after delay: Duration, scheduler: S) -> Ticks<S> {
+    precondition(delay >= .zero, "timer(after:scheduler:): delay must be 0 or more, got \(delay)")
+    return Ticks(period: delay.bondSeconds, repeats: false, scheduler: scheduler)
   }
 }
 
-/// The producer that ``EventProducer/interval(seconds:queue:)`` and ``EventProducer/timer(after:queue:)-(Double,_)``
-/// return: ticks numbered from 0 on a scheduler. A light value; cold: each observation has its own
+/// The producer that ``EventProducer/interval(every:scheduler:)`` and
+/// ``EventProducer/timer(after:scheduler:)-(Duration,_)`` return: ticks numbered from 0 on a scheduler. A light value; cold: each observation has its own
 /// clock and timer, started by `observe`.
 /// - Note: thread-safe to observe and dispose from any thread; observers are called on the
 ///   scheduler, one tick at a time (the next tick is scheduled once the observer has returned).

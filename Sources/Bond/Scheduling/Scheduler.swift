@@ -1,13 +1,13 @@
 /// Something that runs actions later: now (as soon as it can) or after a delay.
 ///
 /// The time-based operators (``EventProducerType/deliverOn(_:)``,
-/// ``EventProducerType/throttle(seconds:queue:)``, ``EventProducerType/debounce(seconds:queue:)``)
+/// ``EventProducerType/throttle(for:scheduler:mode:)``, ``EventProducerType/debounce(for:scheduler:)``)
 /// take any scheduler, so that time can be injected: Bond provides `DispatchQueue` as a scheduler,
 /// and BondTesting's `TestScheduler` runs actions on virtual time in tests.
 ///
 /// ```swift
 /// DispatchQueue.main.schedule { print("soon, on the main queue") }
-/// let timer = DispatchQueue.main.schedule(after: 0.5) { print("half a second later") }
+/// let timer = DispatchQueue.main.schedule(after: .milliseconds(500)) { print("half a second later") }
 /// timer.dispose()   // cancels it if it has not started yet
 /// ```
 ///
@@ -33,8 +33,25 @@ public protocol Scheduler: Sendable {
   func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any DisposableType
 }
 
+extension Scheduler {
+  /// Runs `action` after `delay`: ``schedule(after:_:)-(Double,_)`` with a `Duration` (converted
+  /// to seconds, to attosecond precision as far as a `Double` holds it).
+  ///
+  /// ```swift
+  /// let retry = DispatchQueue.main.schedule(after: .seconds(2)) { reconnect() }
+  /// ```
+  /// - Returns: a disposable that cancels the action (see ``schedule(after:_:)-(Double,_)``).
+  /// - Precondition: `delay` is zero or more.
+  @inlinable
+  @discardableResult
+  public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any DisposableType {
+    precondition(delay >= .zero, "schedule(after:_:): delay must be 0 or more, got \(delay)")
+    return schedule(after: delay.bondSeconds, action)
+  }
+}
+
 /// A ``Scheduler`` that tells its time, so that a periodic producer
-/// (``EventProducer/interval(seconds:queue:)``) schedules each tick at an absolute time
+/// (``EventProducer/interval(every:scheduler:)``) schedules each tick at an absolute time
 /// (start + n × period) and never drifts.
 ///
 /// `DispatchQueue` (the uptime clock of its deadlines) and BondTesting's `TestScheduler` (its

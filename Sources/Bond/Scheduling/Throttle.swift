@@ -1,4 +1,4 @@
-/// How ``EventProducerType/throttle(seconds:queue:mode:)`` picks the events of a window.
+/// How ``EventProducerType/throttle(for:scheduler:mode:)`` picks the events of a window.
 public enum ThrottleMode: Sendable, Hashable {
   /// Bond v4 (the default): an event opens a window; at its end the latest event of the window is
   /// delivered. The first event is delayed by up to a window.
@@ -12,32 +12,21 @@ public enum ThrottleMode: Sendable, Hashable {
 }
 
 extension EventProducerType where Event: Sendable {
-  /// Delivers at most one event per window of `seconds`, on `queue` (Bond v4 semantics).
+  /// Delivers at most one event per window of `seconds` (two for `.leadingAndLatest`), on
+  /// `scheduler`, choosing the events by `mode` (``ThrottleMode/latest``, Bond v4's, by default).
   ///
-  /// An event opens a window of `seconds`; at its end the latest event of the window is delivered
-  /// on `queue`; the next event after that opens the next window. With `seconds` 0 every event
-  /// is delivered, in order, on `queue`. See ``throttle(seconds:queue:mode:)`` for the other modes.
+  /// With `.latest`, an event opens a window of `seconds`; at its end the latest event of the
+  /// window is delivered on `scheduler`; the next event after that opens the next window. With
+  /// `seconds` 0 every event is delivered, in order, on `scheduler`.
   ///
   /// ```swift
-  /// searchField.text.throttle(seconds: 0.3, queue: .main).observe { query in search(query) }
+  /// searchField.text.throttle(seconds: 0.3, scheduler: .main).observe { query in search(query) }
   /// ```
   ///
   /// | time (s)   | 0 | 0.5 | 1 | 1.1 | 2.1 |
   /// |------------|---|-----|---|-----|-----|
   /// | upstream   | 1 | 2   |   | 3   |     |
   /// | delivered  |   |     | 2 |     | 3   |
-  ///
-  /// When the upstream ends, the pending event is delivered on `queue` at once, then the end.
-  /// Disposing drops the pending event (released at once) and cancels the window's end.
-  /// - Precondition: `seconds` is 0 or more (not NaN).
-  @inlinable
-  public func throttle<S: Scheduler>(seconds: Double, queue: S) -> Throttle<Self, S> {
-    precondition(seconds >= 0, "throttle(seconds:queue:): seconds must be 0 or more, got \(seconds)")
-    return Throttle(upstream: self, seconds: seconds, scheduler: queue, mode: .latest)
-  }
-
-  /// Delivers at most one event per window of `seconds` (two for `.leadingAndLatest`), on `queue`,
-  /// choosing the events by `mode`.
   ///
   /// Events at 0, 0.5, 1.5 (values 1, 2, 3), `seconds` 1:
   ///
@@ -47,15 +36,17 @@ extension EventProducerType where Event: Sendable {
   /// | `.leading`          | 0: 1, 1.5: 3            |
   /// | `.leadingAndLatest` | 0: 1, 1: 2, 2: 3        |
   ///
+  /// When the upstream ends, the pending event is delivered on `scheduler` at once, then the end.
+  /// Disposing drops the pending event (released at once) and cancels the window's end.
   /// - Precondition: `seconds` is 0 or more (not NaN).
   @inlinable
-  public func throttle<S: Scheduler>(seconds: Double, queue: S, mode: ThrottleMode) -> Throttle<Self, S> {
-    precondition(seconds >= 0, "throttle(seconds:queue:mode:): seconds must be 0 or more, got \(seconds)")
-    return Throttle(upstream: self, seconds: seconds, scheduler: queue, mode: mode)
+  public func throttle<S: Scheduler>(seconds: Double, scheduler: S, mode: ThrottleMode = .latest) -> Throttle<Self, S> {
+    precondition(seconds >= 0, "throttle(seconds:scheduler:mode:): seconds must be 0 or more, got \(seconds)")
+    return Throttle(upstream: self, seconds: seconds, scheduler: scheduler, mode: mode)
   }
 }
 
-/// The producer that ``EventProducerType/throttle(seconds:queue:mode:)`` returns. A light value;
+/// The producer that ``EventProducerType/throttle(for:scheduler:mode:)`` returns. A light value;
 /// each observation has its own windows.
 /// - Note: thread-safe to observe from any thread; the upstream may send from several threads;
 ///   observers are called on the scheduler, one event at a time, in order.

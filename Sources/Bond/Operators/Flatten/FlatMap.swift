@@ -1,23 +1,50 @@
-/// How ``EventProducerType/flatMap(_:_:)`` flattens the inner producers.
-public enum FlatMapStrategy: Sendable, Hashable {
-  /// Forward only the latest inner producer's events (``EventProducerType/switchToLatest()``).
-  case latest
-  /// Forward every inner producer's events (``EventProducerType/merge()``).
-  case merge
-  /// Forward the inner producers one after another (``EventProducerType/concat()``).
-  case concat
-  /// Forward the events of at most `maxConcurrent` inner producers at once; the others wait their
-  /// turn (``EventProducerType/merge(maxConcurrent:)``). Written `.merge(maxConcurrent:)`.
-  case mergeLimited(maxConcurrent: Int)
+/// How ``EventProducerType/flatMap(_:_:)`` flattens the inner producers: ``latest``, ``merge``,
+/// ``concat``, or ``merge(maxConcurrent:)``.
+///
+/// ```swift
+/// downloads.flatMap(.merge(maxConcurrent: 4)) { url in fetch(url) }.observe { chunk in write(chunk) }
+/// ```
+///
+/// A struct rather than an enum so that the bounded merge has one spelling,
+/// ``merge(maxConcurrent:)``, which checks its bound where it is written.
+public struct FlatMapStrategy: Sendable, Hashable {
+  /// What ``EventProducerType/flatMap(_:_:)`` does for each strategy.
+  @usableFromInline
+  enum Kind: Sendable, Hashable {
+    case latest
+    case merge
+    case concat
+    case mergeLimited(maxConcurrent: Int)
+  }
 
-  /// ``EventProducerType/merge(maxConcurrent:)``: at most `maxConcurrent` inners observed at once.
+  @usableFromInline let kind: Kind
+
+  @inlinable
+  init(_ kind: Kind) {
+    self.kind = kind
+  }
+
+  /// Forward only the latest inner producer's events (``EventProducerType/switchToLatest()``).
+  @inlinable
+  public static var latest: FlatMapStrategy { FlatMapStrategy(.latest) }
+
+  /// Forward every inner producer's events (``EventProducerType/merge()``).
+  @inlinable
+  public static var merge: FlatMapStrategy { FlatMapStrategy(.merge) }
+
+  /// Forward the inner producers one after another (``EventProducerType/concat()``).
+  @inlinable
+  public static var concat: FlatMapStrategy { FlatMapStrategy(.concat) }
+
+  /// Forward the events of at most `maxConcurrent` inner producers at once; the others wait their
+  /// turn, in order (``EventProducerType/merge(maxConcurrent:)``).
   /// - Precondition: `maxConcurrent` is at least 1.
   public static func merge(maxConcurrent: Int) -> FlatMapStrategy {
     precondition(
       maxConcurrent >= 1,
       "FlatMapStrategy.merge(maxConcurrent:): maxConcurrent must be at least 1, got \(maxConcurrent)"
     )
-    return .mergeLimited(maxConcurrent: maxConcurrent)
+    return FlatMapStrategy(.mergeLimited(maxConcurrent: maxConcurrent))
   }
 }
 
@@ -53,7 +80,7 @@ public struct FlatMap<Upstream: EventProducerType, Inner: EventProducerType>: Ev
   @inlinable
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
-    switch strategy {
+    switch strategy.kind {
     case .latest:
       SwitchToLatestSink.observe(outer: upstream, transform: transform, observer: observer)
     case .merge:

@@ -27,7 +27,7 @@ extension EventProducerType where Event: Sendable {
   ) -> ConcurrentMap<Self, T> {
     ConcurrentMap(
       self,
-      call: "map(maxConcurrent:bufferLimit:_:)",
+      call: "map(maxConcurrent:bufferLimit:statistics:_:)",
       maxConcurrent: maxConcurrent,
       bufferLimit: bufferLimit,
       statistics: statistics,
@@ -48,7 +48,7 @@ extension EventProducerType where Event: Sendable {
   ) -> ConcurrentMap<Self, T> {
     ConcurrentMap(
       self,
-      call: "mapUnordered(maxConcurrent:bufferLimit:_:)",
+      call: "mapUnordered(maxConcurrent:bufferLimit:statistics:_:)",
       maxConcurrent: maxConcurrent,
       bufferLimit: bufferLimit,
       statistics: statistics,
@@ -73,7 +73,7 @@ extension EventProducerType where Event: Sendable {
   ) -> ConcurrentMap<Self, Result<T, any Error>> {
     ConcurrentMap(
       self,
-      call: "tryMap(maxConcurrent:bufferLimit:_:)",
+      call: "tryMap(maxConcurrent:bufferLimit:statistics:_:)",
       maxConcurrent: maxConcurrent,
       bufferLimit: bufferLimit,
       statistics: statistics,

@@ -85,7 +85,7 @@ func soakGraph(source: EventProducer<Int>, inner: EventProducer<Int>, events: In
   combineLatest(source, other).observe { _ in combined.add() }.disposeIn(bag)
   merge([source.map { $0 }, source.map { -$0 }]).observe { _ in merged.add() }.disposeIn(bag)
   source.deliverOn(queue).observe { _ in delivered.add() }.disposeIn(bag)
-  source.throttle(seconds: 0.001, queue: queue).observe { _ in throttled.add() }.disposeIn(bag)
+  source.throttle(seconds: 0.001, scheduler: queue).observe { _ in throttled.add() }.disposeIn(bag)
   let inners = EventProducer<EventProducer<Int>>()
   inners.switchToLatest().observe { _ in switched.add() }.disposeIn(bag)
   inners.next(inner)
