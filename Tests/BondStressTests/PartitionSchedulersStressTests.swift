@@ -21,7 +21,11 @@ import Testing
       let seen = [Recorder<Int>(), Recorder<Int>()]
       let ends = Counter()
       for (index, lane) in partition.lanes.enumerated() {
-        lane.observe { seen[index].add($0) } finished: { ends.increment() }
+        lane.observe {
+          seen[index].add($0)
+        } finished: {
+          ends.increment()
+        }
       }
       runTogether(threads: senders) { sender in
         for index in 0..<perSender { source.next(sender * perSender + index) }

@@ -19,7 +19,11 @@ import Testing
     let seen = Recorder<(lane: Int, thread: UInt, value: Int)>()
     let ends = Recorder<Int>()
     for (index, lane) in partition.lanes.enumerated() {
-      lane.observe { seen.add((index, currentThreadID(), $0)) } finished: { ends.add(index) }
+      lane.observe {
+        seen.add((index, currentThreadID(), $0))
+      } finished: {
+        ends.add(index)
+      }
     }
     for value in 0..<1_000 { source.next(value) }
     source.finish()
@@ -47,7 +51,11 @@ import Testing
     let seen = [Recorder<Int>(), Recorder<Int>()]
     let ends = Recorder<Int>()
     for (index, lane) in partition.lanes.enumerated() {
-      lane.observe { seen[index].add($0) } finished: { ends.add(index) }
+      lane.observe {
+        seen[index].add($0)
+      } finished: {
+        ends.add(index)
+      }
     }
     DispatchQueue.concurrentPerform(iterations: senders) { sender in
       for index in 0..<perSender { source.next(sender * perSender + index) }
@@ -109,7 +117,10 @@ import Testing
     }
     #expect(weakPartition == nil && source.observerCount == 0)
     let ended = Recorder<String>()
-    lane?.observe { _ in } finished: { ended.add("end") }
+    lane?.observe { _ in
+    } finished: {
+      ended.add("end")
+    }
     #expect(waitUntil { ended.items == ["end"] })
   }
 
@@ -121,7 +132,10 @@ import Testing
       let partition = source.partition(lanes: 2, on: [DedicatedThreadScheduler(), DedicatedThreadScheduler()]) { $0 }
       weakPartition = partition
       for (index, lane) in partition.lanes.enumerated() {
-        lane.observe { _ in } finished: { ends.add(index) }
+        lane.observe { _ in
+        } finished: {
+          ends.add(index)
+        }
       }
     }
     source.next(1)

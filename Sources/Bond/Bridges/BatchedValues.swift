@@ -40,7 +40,9 @@ extension EventProducerType where Event: Sendable {
   ) -> BatchedValues<Event> {
     let call: StaticString = "batchedValues(maxCount:bufferLimit:whenFull:)"
     precondition(maxCount >= 1, "\(call): maxCount must be at least 1, got \(maxCount)")
-    return BatchedValues(consumer: observedBuffer(maxCount: maxCount, bufferLimit: bufferLimit, policy: policy, call: call))
+    return BatchedValues(
+      consumer: observedBuffer(maxCount: maxCount, bufferLimit: bufferLimit, policy: policy, call: call)
+    )
   }
 
   /// Observes the receiver into a new buffer (``batchedValues(maxCount:bufferLimit:whenFull:)``,

@@ -42,7 +42,9 @@ final class BatchedValuesBuffer<Event: Sendable>: Sendable {
   /// What the consumer takes next (an array: `$0.take()`; one event: `$0.takeOne()`), waiting
   /// (suspended) while there is none; `nil` at the end or once the task is cancelled.
   @inlinable
-  func next<Taken>(_ take: (inout BatchedValuesStateMachine<Event>) -> BatchedValuesStateMachine<Event>.Take<Taken>)
+  func next<Taken>(
+    _ take: (inout BatchedValuesStateMachine<Event>) -> BatchedValuesStateMachine<Event>.Take<Taken>
+  )
     async -> Taken?
   {
     while true {

@@ -41,7 +41,14 @@ extension EventProducerType where Event: Sendable {
   /// - Precondition: `bufferLimit` is at least 1.
   @inlinable
   public func values(bufferLimit: Int, whenFull policy: DeliveryOverflowPolicy = .backpressure) -> Values<Event> {
-    Values(consumer: observedBuffer(maxCount: 1, bufferLimit: bufferLimit, policy: policy, call: "values(bufferLimit:whenFull:)"))
+    Values(
+      consumer: observedBuffer(
+        maxCount: 1,
+        bufferLimit: bufferLimit,
+        policy: policy,
+        call: "values(bufferLimit:whenFull:)"
+      )
+    )
   }
 
   /// An `AsyncStream` of the events observed from now on, the replay included, buffered by
