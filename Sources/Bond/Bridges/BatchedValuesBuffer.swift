@@ -1,5 +1,5 @@
 /// The buffer of one ``BatchedValues`` or ``Values`` sequence, between the producer's observer (``receive(_:)``,
-/// ``finish()``) and the consumer (``next()``): its ``BatchedValuesStateMachine`` decides under
+/// ``finish()``) and the consumer (``next(_:)``): its ``BatchedValuesStateMachine`` decides under
 /// the lock; continuations are resumed, the gate moved and dropped events released after it.
 /// - Note: thread-safe.
 @usableFromInline
