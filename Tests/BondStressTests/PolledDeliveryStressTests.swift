@@ -82,9 +82,11 @@ import Testing
   }
 
   /// One thread sends without pause while another observes and disposes stages over and over:
-  /// each observation gets the events sent after it registered once each, in order, until its
-  /// dispose; `observe` and `dispose()` return while the flood goes on (the watchdog), and every
-  /// observer is released.
+  /// each observation receives events (the test waits for its first delivery, bounded only by the
+  /// watchdog: a stage the thread never picked up would hang it), once each and in order, until its
+  /// dispose; `observe` and `dispose()` return while the flood goes on, and every observer is
+  /// released. It asserts outcomes only: how many events a stage receives before its dispose
+  /// depends on how the cores are shared, and is not checked.
   @Test(arguments: strategies)
   func observeAndDisposeChurnUnderAFlood(_ strategy: DedicatedThreadScheduler.WaitStrategy) {
     withWatchdog("polledChurn", seconds: 120) {
@@ -96,7 +98,7 @@ import Testing
       let scheduler = DedicatedThreadScheduler(waitStrategy: strategy)
       let producer = EventProducer<Int>()
       let flooding = Atomic<Bool>(true)
-      let tally = Locked<(gaps: Int, deliveries: Int)>((0, 0))
+      let tally = Locked<(gaps: Int, starved: Int)>((0, 0))
       runTogether(threads: 2) { thread in
         if thread == 0 {
           var value = 0
@@ -113,17 +115,17 @@ import Testing
             _ = owner
             log.add(value)
           }
-          usleep(50)
+          let started = waitUntil(seconds: 60) { log.count > 0 }
           observation.dispose()
           let values = log.items
           let gap = zip(values, values.dropFirst()).contains { $1 != $0 + 1 }
-          tally.withLock { $0 = ($0.gaps + (gap ? 1 : 0), $0.deliveries + values.count) }
+          tally.withLock { $0 = ($0.gaps + (gap ? 1 : 0), $0.starved + (started ? 0 : 1)) }
         }
         flooding.store(false, ordering: .relaxed)
       }
-      let (gaps, deliveries) = tally.withLock { $0 }
+      let (gaps, starved) = tally.withLock { $0 }
       #expect(gaps == 0, "an observation missed, repeated or reordered an event")
-      #expect(deliveries > 0, "the stages delivered during the flood")
+      #expect(starved == 0, "an observation received nothing in 60 s while the flood went on")
       #expect(waitUntil { Owner.live.load(ordering: .relaxed) == 0 }, "every observer was released")
     }
   }

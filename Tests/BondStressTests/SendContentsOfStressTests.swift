@@ -90,6 +90,8 @@ private final class Probe: Sendable {
         Issue.record("send(contentsOf:) threw \(error)")
       }
       probe.stop.store(true, ordering: .relaxed)
+      producer.finish()
+      await producer.flush()
 
       #expect(probe.returned.load(ordering: .acquiring) == count)
       #expect(

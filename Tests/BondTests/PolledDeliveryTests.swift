@@ -27,12 +27,12 @@ import Glibc
   @Test func anUnboundedStageOnADedicatedThreadIsPolled() {
     let scheduler = DedicatedThreadScheduler(waitStrategy: .busySpin)
     let producer = EventProducer<Int>()
-    #expect(producer.deliverOn(scheduler).observe { _ in } is PolledDeliveryHandle<Int>)
+    #expect(producer.deliverOn(scheduler).observe { _ in } is StageHandle<PolledDelivery<Int>>)
     #expect(
       !(producer.deliverOn(scheduler, bufferLimit: 8, whenFull: .dropOldest).observe { _ in }
-        is PolledDeliveryHandle<Int>)
+        is StageHandle<PolledDelivery<Int>>)
     )
-    #expect(!(producer.deliverOn(DispatchQueue.global()).observe { _ in } is PolledDeliveryHandle<Int>))
+    #expect(!(producer.deliverOn(DispatchQueue.global()).observe { _ in } is StageHandle<PolledDelivery<Int>>))
   }
 
   /// Across many segments (256 slots each), with the thread behind: every event, in order, on the

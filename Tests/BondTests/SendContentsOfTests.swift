@@ -5,7 +5,8 @@ import Foundation
 import Testing
 
 @Suite struct SendContentsOfTests {
-  @Test func sendsEveryElementThenFinishes() async throws {
+  /// It sends every element and leaves the producer open: the end is the caller's `finish()`.
+  @Test func sendsEveryElementAndLeavesTheEndToTheCaller() async throws {
     let producer = EventProducer<Int>()
     let log = Recorder<String>()
     producer.observe {
@@ -18,8 +19,44 @@ import Testing
       continuation.finish()
     }
     try await producer.send(contentsOf: stream)
+    #expect(log.items == ["got 0", "got 1", "got 2"])
+    #expect(!producer.isFinished)
+    producer.finish()
     #expect(log.items == ["got 0", "got 1", "got 2", "end"])
-    #expect(producer.isFinished)
+  }
+
+  /// Four tasks send into one producer: the first to reach its sequence's end does not end the
+  /// stream for the others; every element arrives, then the caller's end.
+  @Test func severalTasksSendIntoOneProducer() async throws {
+    let producer = EventProducer<Int>()
+    let log = Recorder<Int>()
+    let ends = Recorder<Int>()
+    producer.observe {
+      log.add($0)
+    } finished: {
+      ends.add(log.count)
+    }
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for sender in 0..<4 {
+        group.addTask {
+          let stream = AsyncStream<Int> { continuation in
+            for value in 0..<500 { continuation.yield(sender * 1_000 + value) }
+            continuation.finish()
+          }
+          try await producer.send(contentsOf: stream)
+        }
+      }
+      try await group.waitForAll()
+    }
+    #expect(!producer.isFinished)
+    producer.finish()
+    await producer.flush()
+    #expect(log.count == 2_000)
+    #expect(ends.items == [2_000], "the end once, after every element")
+    for sender in 0..<4 {
+      let own = log.items.filter { $0 / 1_000 == sender }
+      #expect(own == (0..<500).map { sender * 1_000 + $0 }, "sender \(sender)'s order")
+    }
   }
 
   @Test func anErrorIsThrownWithoutFinishing() async {

@@ -192,6 +192,7 @@ enum FlowPipeline: String {
     let start = now()
     do {
       try await producer.send(contentsOf: Generator<Record>(count: records, progress: progress))
+      producer.finish()  // send(contentsOf:) leaves the end to its caller
     } catch {
       fail("\(rawValue): send(contentsOf:) threw \(error)")
     }

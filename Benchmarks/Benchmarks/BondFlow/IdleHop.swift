@@ -60,6 +60,7 @@ enum IdleHop: String {
       } else {
         do {
           try await producer.send(contentsOf: Generator<Int>(count: events, progress: progress))
+          producer.finish()  // send(contentsOf:) leaves the end to its caller
         } catch {
           fail("\(rawValue): send(contentsOf:) threw \(error)")
         }

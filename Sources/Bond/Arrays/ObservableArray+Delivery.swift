@@ -213,6 +213,8 @@ extension ObservableArray {
       )
     case .start(let token):
       delivery.next(.replay(token: token, nil))
+    case .barrier(let waiter):
+      delivery.submit(.resume(waiter))
     }
   }
 }

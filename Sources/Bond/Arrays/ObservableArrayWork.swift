@@ -9,4 +9,7 @@ enum ObservableArrayWork<Element> {
   case replay(token: Int)
   /// The start of observation `token`, which took its snapshot itself (no replay).
   case start(token: Int)
+  /// A `flush()`: passed on to the delivery producer's queue, where it resumes the waiting task
+  /// once the events before it are delivered.
+  case barrier(DeliveryWaiter)
 }

@@ -11,8 +11,9 @@ extension EventProducerType where Self: BindableType, Element == Event {
   /// ```
   /// For `Equatable` values the overload chosen automatically also settles groups of bindings under
   /// concurrent writes. For other values, two sides changed at the same moment on different threads
-  /// each forward their value; which one both sides end with depends on the interleaving, and
-  /// cycles of bindings do not settle.
+  /// each forward their value, and the two sides may then end with different values (each with the
+  /// other's write); cycles of bindings do not settle. With one writer at a time both sides end
+  /// equal. See <doc:BindingsGuide>.
   /// - Parameter other: a producer that is also bindable, with the same value type.
   /// - Returns: a disposable that ends both directions.
   @inlinable

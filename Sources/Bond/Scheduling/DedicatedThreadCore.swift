@@ -71,6 +71,14 @@ final class DedicatedThreadCore: @unchecked Sendable {
     mutex.deallocate()
   }
 
+  /// Whether the thread is parked now, waiting on the condition (under the mutex). For tests that
+  /// send to a parked thread: they wait for this before they send.
+  var isParked: Bool {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return parked
+  }
+
   /// Whether the thread ever parks (so that a stage's producer must check whether to wake it).
   var mayPark: Bool {
     if case .spinThenPark = strategy { return true }

@@ -128,7 +128,7 @@ public struct DeliverOn<Upstream: EventProducerType, S: Scheduler>: EventProduce
     {
       let delivery = PolledDelivery(scheduler: dedicated, observer: observer)
       delivery.connect(to: upstream, forwardRegistered: observer.registered != nil)
-      return PolledDeliveryHandle(delivery)
+      return StageHandle(delivery)  // the thread and the upstream keep the stage
     }
     let delivery = ScheduledDelivery(
       scheduler: scheduler,

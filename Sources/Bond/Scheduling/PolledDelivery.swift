@@ -158,29 +158,3 @@ final class PolledDelivery<Event: Sendable>: DedicatedThreadPoller, DisposableTy
     releaseWaitingItems()
   }
 }
-
-/// What `observe` returns for a ``PolledDelivery``: it references the stage weakly, so that the
-/// stage goes (with an event a sender was handing over while `dispose()` ran) as soon as the
-/// scheduler's thread and the upstream let it go, however long the user keeps the disposable. The
-/// thread (while it polls the stage) and the upstream's observation (while it lasts) keep the stage
-/// alive.
-/// - Note: thread-safe.
-@usableFromInline
-final class PolledDeliveryHandle<Event: Sendable>: DisposableType, @unchecked Sendable {
-  // @unchecked: `stage` is written only by init; the runtime loads a weak reference atomically.
-  @usableFromInline weak var stage: PolledDelivery<Event>?
-
-  @inlinable
-  init(_ stage: PolledDelivery<Event>) {
-    self.stage = stage
-  }
-
-  /// Disposed, or over; also once the stage is gone (its upstream was deallocated).
-  @inlinable
-  var isDisposed: Bool { stage?.isDisposed ?? true }
-
-  @inlinable
-  func dispose() {
-    stage?.dispose()
-  }
-}

@@ -2,9 +2,9 @@ import Synchronization
 
 extension EventProducer where Event: Sendable {
   /// Sends each array of `chunks` as one burst, pulling the next array only after the current one
-  /// has been delivered to every observer, then finishes this producer at the sequence's end and
-  /// returns once the end is delivered: one `await` per array, not per event. Cancellation or an
-  /// error stops it without finishing (the error is thrown).
+  /// has been delivered to every observer, and returns once the last array is delivered: one `await`
+  /// per array, not per event. It never finishes the producer (the end is the caller's
+  /// ``finish()``). Cancellation or an error stops it (the error is thrown).
   ///
   /// ```swift
   /// // an async source that reads records 1,024 at a time
@@ -31,8 +31,6 @@ extension EventProducer where Event: Sendable {
       try Task.checkCancellation()
       try await sendAwaitingDelivery(burst: chunk)
     }
-    try Task.checkCancellation()
-    try await finishAwaitingDelivery()
   }
 
   /// Sends `events` as one burst and returns once every observer has received them: at once on the

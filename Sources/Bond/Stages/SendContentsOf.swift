@@ -2,8 +2,9 @@ import Synchronization
 
 extension EventProducer where Event: Sendable {
   /// Sends each element of `sequence`, pulling the next one only after the current one has been
-  /// delivered to every observer, then finishes this producer at the sequence's end and returns once
-  /// the end is delivered. Cancellation or an error stops it without finishing (the error is thrown).
+  /// delivered to every observer, and returns once the last one is delivered. It never finishes the
+  /// producer: several tasks may send into one producer, and the end is the caller's ``finish()``.
+  /// Cancellation or an error stops it (the error is thrown).
   ///
   /// Flow control: before it pulls each element it waits, suspended, while this producer is not
   /// writable (a `.backpressure` stage downstream is under pressure; see ``EventProducer/send(_:)``).
@@ -14,6 +15,7 @@ extension EventProducer where Event: Sendable {
   ///
   /// ```swift
   /// try await lines.send(contentsOf: file.bytes.lines)
+  /// lines.finish()   // when this was the last sender
   /// ```
   ///
   /// Backpressure: when this task takes the delivery rights, the element is delivered before the
@@ -31,8 +33,6 @@ extension EventProducer where Event: Sendable {
       try Task.checkCancellation()
       try await sendAwaitingDelivery(element)
     }
-    try Task.checkCancellation()
-    try await finishAwaitingDelivery()
   }
 
   /// Sends `event` and returns once every observer has received it: at once on the fast path,
@@ -40,27 +40,17 @@ extension EventProducer where Event: Sendable {
   /// cancelled: `CancellationError`).
   @inlinable
   func sendAwaitingDelivery(_ event: Event) async throws {
-    if !performIfIdle(.event(event)) { try await submitAwaitingContended(.event(event)) }
+    if !performIfIdle(.event(event)) { try await submitAwaitingContended(event) }
   }
 
-  /// ``finish()``, returning once every observer has received the end.
-  @usableFromInline
-  func finishAwaitingDelivery() async throws {
-    // acquiringAndReleasing: one winner queues the end, as in finish().
-    guard !finishRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    if !performIfIdle(.finish) { try await submitAwaitingContended(.finish) }
-  }
-
-  /// Queues `work` and, right behind it, a `.resume` of this task, then suspends (no thread waits,
+  /// Queues `event` and, right behind it, a `.resume` of this task, then suspends (no thread waits,
   /// nothing spins): work is performed in queue order, so the holder of the delivery rights
-  /// performs `work` before it resumes this task. A cancellation resumes the task at once with
-  /// `CancellationError` (``DeliveryWaiter``); `work` stays queued if it was.
+  /// delivers `event` before it resumes this task. A cancellation resumes the task at once with
+  /// `CancellationError` (``DeliveryWaiter``); `event` stays queued if it was.
   @usableFromInline
-  func submitAwaitingContended(_ work: Work) async throws {
-    let isEvent: Bool
-    if case .event = work { isEvent = true } else { isEvent = false }
-    try await submitAwaitingContended(count: 1, onlyEvents: isEvent) { queue, sender in
-      queue.push(SentWork(work, sender: sender))
+  func submitAwaitingContended(_ event: Event) async throws {
+    try await submitAwaitingContended(count: 1) { queue, sender in
+      queue.push(SentWork(.event(event), sender: sender))
     }
   }
 
@@ -68,31 +58,28 @@ extension EventProducer where Event: Sendable {
   /// lock, with one `.resume` behind the last.
   @usableFromInline
   func submitAwaitingContended(burst events: some Collection<Event>) async throws {
-    try await submitAwaitingContended(count: events.count, onlyEvents: true) { queue, sender in
+    try await submitAwaitingContended(count: events.count) { queue, sender in
       for event in events { queue.push(SentWork(.event(event), sender: sender)) }
     }
   }
 
-  /// Pushes `count` work items (`push`, under the pending lock) and a `.resume` of this task behind
-  /// them, then suspends until the holder of the delivery rights has performed them.
+  /// Pushes `count` work items (`push`, under the pending lock; 0 for `flush()`) and a `.resume` of
+  /// this task behind them, then suspends until the holder of the delivery rights has performed
+  /// them. A task cancelled before it suspends queues nothing and throws `CancellationError`.
   @usableFromInline
   func submitAwaitingContended(
     count: Int,
-    onlyEvents: Bool,
     push: (inout WorkQueue<SentWork<Work>>, UInt) -> Void
   ) async throws {
     let waiter = DeliveryWaiter()
     try await withTaskCancellationHandler {
       try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
-        // Cancelled before suspending: events are not sent; the end, already requested (its flag
-        // is set), is queued all the same, with nobody to resume.
-        let suspended = waiter.suspend(continuation)
-        if !suspended, onlyEvents { return }
-        let total = suspended ? count + 1 : count
+        guard waiter.suspend(continuation) else { return }
+        let total = count + 1
         let sender = currentThreadID()
         pending.withLock { pending in
           push(&pending.queue, sender)
-          if suspended { pending.queue.push(SentWork(.resume(waiter), sender: sender)) }
+          pending.queue.push(SentWork(.resume(waiter), sender: sender))
         }
         // Pushed before they are counted, as every submission (see the drain's notes).
         if wip.wrappingAdd(total, ordering: .acquiringAndReleasing).oldValue == 0 {

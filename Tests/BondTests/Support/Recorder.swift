@@ -14,6 +14,11 @@ final class Recorder<T>: @unchecked Sendable {
     defer { lock.unlock() }
     return stored
   }
+  var count: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return stored.count
+  }
 }
 
 /// An object whose deallocation a test can watch through a weak reference.

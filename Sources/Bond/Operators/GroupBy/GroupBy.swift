@@ -35,18 +35,24 @@ public struct GroupBy<Upstream: EventProducerType, Key: Hashable>: EventProducer
   @discardableResult
   public func observe(with observer: EventObserver<Event>) -> any DisposableType {
     let sink = GroupBySink(maxGroups: maxGroups, key: key, observer: observer)
+    let disposable = CompositeDisposable()
     let observation = upstream.observe(
       with: EventObserver(
         { sink.receive($0) },
-        finished: { sink.upstreamEnded() },
+        finished: { [weak disposable] in
+          sink.upstreamEnded()
+          // The observation is over: it reports `isDisposed` and lets the sink (and so the outer
+          // observer's closures) go. Weak: the upstream's observer must not keep the composite.
+          disposable?.dispose()
+        },
         registered: observer.registered,
         pressure: observer.pressure
       )
     )
-    return CompositeDisposable([
-      observation,
-      sink.groupsEnder(),  // after the upstream's observation: no end for the outer
-    ])
+    // An upstream that ended during `observe` disposed the composite already: `add` disposes at once.
+    disposable.add(observation)
+    disposable.add(sink.groupsEnder())  // after the upstream's observation: no end for the outer
+    return disposable
   }
 }
 

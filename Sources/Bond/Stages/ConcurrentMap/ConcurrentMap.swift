@@ -140,6 +140,8 @@ where Upstream.Event: Sendable {
       transform: transform
     )
     stage.connect(to: upstream)
-    return stage
+    // The upstream's observation and the workers keep the stage; the user's disposable does not,
+    // so the observer and the transform go once they let it go after a dispose() or the end.
+    return StageHandle(stage)
   }
 }
