@@ -35,13 +35,28 @@ extension EventProducerType where Event: Sendable {
   @inlinable
   public func batchedValues(
     maxCount: Int = 1_024,
-    bufferLimit: Int = 8_192,
+    bufferLimit: Int = 1_024,
     whenFull policy: DeliveryOverflowPolicy = .backpressure
   ) -> BatchedValues<Event> {
-    let call = "batchedValues(maxCount:bufferLimit:whenFull:)"
+    let call: StaticString = "batchedValues(maxCount:bufferLimit:whenFull:)"
     precondition(maxCount >= 1, "\(call): maxCount must be at least 1, got \(maxCount)")
+    return BatchedValues(
+      consumer: observedBuffer(maxCount: maxCount, bufferLimit: bufferLimit, policy: policy, call: call)
+    )
+  }
+
+  /// Observes the receiver into a new buffer (``batchedValues(maxCount:bufferLimit:whenFull:)``,
+  /// ``values(bufferLimit:whenFull:)``): the consumer the sequence holds, whose release disposes
+  /// the observation.
+  @inlinable
+  func observedBuffer(
+    maxCount: Int,
+    bufferLimit: Int,
+    policy: DeliveryOverflowPolicy,
+    call: StaticString
+  ) -> BatchedValuesConsumer<Event> {
     precondition(bufferLimit >= 1, "\(call): bufferLimit must be at least 1, got \(bufferLimit)")
-    let buffer = BatchedValuesBuffer<Event>(maxCount: maxCount, bufferLimit: bufferLimit, policy: policy)
+    let buffer = BatchedValuesBuffer<Event>(maxCount: maxCount, bufferLimit: bufferLimit, policy: policy, call: call)
     buffer.observation.otherDisposable = observe(
       with: EventObserver(
         { buffer.receive($0) },
@@ -51,7 +66,7 @@ extension EventProducerType where Event: Sendable {
         lifetime: nil
       )
     )
-    return BatchedValues(consumer: BatchedValuesConsumer(buffer: buffer))
+    return BatchedValuesConsumer(buffer: buffer)
   }
 }
 
@@ -91,13 +106,13 @@ public struct BatchedValues<Event: Sendable>: AsyncSequence, Sendable {
     /// task is cancelled.
     @inlinable
     public mutating func next() async -> [Event]? {
-      await consumer.buffer.next()
+      await consumer.buffer.next { $0.take() }
     }
   }
 }
 
-/// What the sequence and its iterators hold (not the producer's observer): when the last of them is
-/// released, the observation is disposed and the buffer let go.
+/// What the sequence and its iterators hold (``BatchedValues``, ``Values``; not the producer's
+/// observer): when the last of them is released, the observation is disposed and the buffer let go.
 @usableFromInline
 final class BatchedValuesConsumer<Event: Sendable>: Sendable {
   @usableFromInline let buffer: BatchedValuesBuffer<Event>

@@ -1,5 +1,5 @@
-/// The buffer of one ``BatchedValues`` sequence, between the producer's observer (``receive(_:)``,
-/// ``finish()``) and the consumer (``next()``): its ``BatchedValuesStateMachine`` decides under
+/// The buffer of one ``BatchedValues`` or ``Values`` sequence, between the producer's observer (``receive(_:)``,
+/// ``finish()``) and the consumer (``next(_:)``): its ``BatchedValuesStateMachine`` decides under
 /// the lock; continuations are resumed, the gate moved and dropped events released after it.
 /// - Note: thread-safe.
 @usableFromInline
@@ -11,8 +11,10 @@ final class BatchedValuesBuffer<Event: Sendable>: Sendable {
   @usableFromInline let observation = SerialDisposable()
 
   @inlinable
-  init(maxCount: Int, bufferLimit: Int, policy: DeliveryOverflowPolicy) {
-    machine = LockedState(BatchedValuesStateMachine(maxCount: maxCount, bufferLimit: bufferLimit, policy: policy))
+  init(maxCount: Int, bufferLimit: Int, policy: DeliveryOverflowPolicy, call: StaticString) {
+    machine = LockedState(
+      BatchedValuesStateMachine(maxCount: maxCount, bufferLimit: bufferLimit, policy: policy, call: call)
+    )
     gate = policy == .backpressure ? FlowGate() : nil
   }
 
@@ -37,16 +39,20 @@ final class BatchedValuesBuffer<Event: Sendable>: Sendable {
     observation.dispose()
   }
 
-  /// The consumer's next array, waiting (suspended) while there is none; `nil` at the end or once
-  /// the task is cancelled.
+  /// What the consumer takes next (an array: `$0.take()`; one event: `$0.takeOne()`), waiting
+  /// (suspended) while there is none; `nil` at the end or once the task is cancelled.
   @inlinable
-  func next() async -> [Event]? {
+  func next<Taken>(
+    _ take: (inout BatchedValuesStateMachine<Event>) -> BatchedValuesStateMachine<Event>.Take<Taken>
+  )
+    async -> Taken?
+  {
     while true {
       if Task.isCancelled {
         terminate()
         return nil
       }
-      switch machine.withLock({ $0.take() }) {
+      switch machine.withLock(take) {
       case .events(let events, let release):
         if release { gate?.release() }
         return events

@@ -1,5 +1,5 @@
-/// The decisions of one ``BatchedValues`` buffer: the events waiting, the consumer waiting for
-/// them, the pressure. A pure value, kept in ``BatchedValuesBuffer``'s lock; the continuations it
+/// The decisions of one ``BatchedValues`` or ``Values`` buffer: the events waiting, the consumer
+/// waiting for them, the pressure. A pure value, kept in ``BatchedValuesBuffer``'s lock; the continuations it
 /// hands back are resumed, the gate raised or released, and dropped events released, after it.
 @usableFromInline
 struct BatchedValuesStateMachine<Event> {
@@ -29,11 +29,12 @@ struct BatchedValuesStateMachine<Event> {
     }
   }
 
-  /// What the consumer's `next()` does.
+  /// What the consumer's `next()` does: `Taken` is an array of events (``BatchedValues``) or one
+  /// event (``Values``).
   @usableFromInline
-  enum Take {
+  enum Take<Taken> {
     /// Return these events; release the gate first when `release`.
-    case events([Event], release: Bool)
+    case events(Taken, release: Bool)
     /// Return `nil`.
     case end
     /// Wait for an event (``suspend(_:)``).
@@ -48,10 +49,12 @@ struct BatchedValuesStateMachine<Event> {
   @usableFromInline let maxCount: Int
   @usableFromInline let bufferLimit: Int
   @usableFromInline let policy: DeliveryOverflowPolicy
+  /// The call that made the buffer, as a user spells it, for the precondition messages.
+  @usableFromInline let call: StaticString
 
   @inlinable
-  init(maxCount: Int, bufferLimit: Int, policy: DeliveryOverflowPolicy) {
-    (self.maxCount, self.bufferLimit, self.policy) = (maxCount, bufferLimit, policy)
+  init(maxCount: Int, bufferLimit: Int, policy: DeliveryOverflowPolicy, call: StaticString) {
+    (self.maxCount, self.bufferLimit, self.policy, self.call) = (maxCount, bufferLimit, policy, call)
   }
 
   /// The events waiting.
@@ -86,37 +89,62 @@ struct BatchedValuesStateMachine<Event> {
     return effects
   }
 
-  /// The consumer asks for events.
+  /// The consumer asks for events: at most `maxCount` of them, in one array.
   @inlinable
-  mutating func take() -> Take {
-    if count > 0 {  // none after the end of the consumer: it let them go
-      let taken: [Event]
-      if head == 0 && events.count <= maxCount {
-        taken = events  // the whole buffer, without a copy
-        events = []
-      } else {
-        let end = head + Swift.min(count, maxCount)
-        taken = Array(events[head..<end])
-        head = end
-        if head == events.count {
-          events.removeAll(keepingCapacity: true)
-          head = 0
-        } else if head * 2 >= events.count {
-          events.removeFirst(head)
-          head = 0
-        }
-      }
-      var release = false
-      if isPressured, count <= bufferLimit / 2 {
-        isPressured = false
-        release = true
-      }
-      return .events(taken, release: release)
+  mutating func take() -> Take<[Event]> {
+    guard count > 0 else { return takeNone() }  // none after the end of the consumer: it let them go
+    let taken: [Event]
+    if head == 0 && events.count <= maxCount {
+      taken = events  // the whole buffer, without a copy
+      events = []
+    } else {
+      let end = head + Swift.min(count, maxCount)
+      taken = Array(events[head..<end])
+      head = end
+      compact()
     }
+    return .events(taken, release: releaseAfterTake())
+  }
+
+  /// The consumer asks for one event.
+  @inlinable
+  mutating func takeOne() -> Take<Event> {
+    guard count > 0 else { return takeNone() }
+    let taken = events[head]
+    head += 1
+    compact()
+    return .events(taken, release: releaseAfterTake())
+  }
+
+  /// Drops the taken events from the array once they are half of it (amortized constant time per
+  /// event: each move is paid for by the takes before it), or at once when it is empty.
+  @inlinable
+  mutating func compact() {
+    if head == events.count {
+      events.removeAll(keepingCapacity: true)
+      head = 0
+    } else if head * 2 >= events.count {
+      events.removeFirst(head)
+      head = 0
+    }
+  }
+
+  /// Whether this take brings the waiting events down to `bufferLimit / 2` under pressure: the
+  /// caller releases the gate.
+  @inlinable
+  mutating func releaseAfterTake() -> Bool {
+    guard isPressured, count <= bufferLimit / 2 else { return false }
+    isPressured = false
+    return true
+  }
+
+  /// Nothing is waiting: wait, or end.
+  @inlinable
+  func takeNone<Taken>() -> Take<Taken> {
     switch state {
     case .active(let waiting):
       guard waiting == nil else {
-        preconditionFailure("batchedValues(maxCount:bufferLimit:whenFull:): two tasks iterate one sequence at once")
+        preconditionFailure("\(call): two tasks iterate one sequence at once")
       }
       return .wait
     case .finished, .terminated:

@@ -269,13 +269,13 @@ extension EventProducer {
   func retainWhileObserved() {
     withLifecycle { state in
       state.managedObservers += 1
-      if state.managedObservers == 1 { state.keepAlive = self }
+      if state.managedObservers == 1 { state.keepAlive = state.owner ?? self }
     }
   }
 
   @usableFromInline
   func releaseWhenUnobserved() {
-    let released = withLifecycle { state -> EventProducer<Event>? in
+    let released = withLifecycle { state -> AnyObject? in
       state.managedObservers -= 1
       guard state.managedObservers == 0 else { return nil }
       defer { state.keepAlive = nil }

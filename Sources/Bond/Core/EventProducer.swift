@@ -112,7 +112,11 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
 
   @usableFromInline
   struct Lifecycle {
-    @usableFromInline var keepAlive: EventProducer<Event>?
+    /// What a managed producer keeps alive while observed: itself, or its `owner`.
+    @usableFromInline var keepAlive: AnyObject?
+    /// What a managed producer keeps alive while observed instead of itself (a partition's lane
+    /// keeps its ``Partition``, which holds the lane); held weakly the rest of the time.
+    @usableFromInline weak var owner: AnyObject?
     @usableFromInline var managedObservers = 0
     @usableFromInline var producerDisposable: (any DisposableType)?
     @usableFromInline var disconnectDisposables: [any DisposableType] = []

@@ -7,10 +7,11 @@ import Darwin
 #endif
 
 /// A low-latency ``Scheduler`` that owns one thread and polls for work, as the LMAX Disruptor's
-/// consumers do: a `deliverOn`, `batches` or `partition` stage on it hands each event over without
-/// waking a `DispatchQueue` thread, in well under a microsecond instead of several. An unbounded
-/// `deliverOn` on it hands its events over through a ring that the thread polls (no lock and no
-/// action per event: see <doc:SchedulingGuide>).
+/// consumers do: a `deliverOn` or `batches` stage on it, or a `partition` lane on it (one scheduler
+/// per lane: ``EventProducerType/partition(lanes:bufferLimit:whenFull:statistics:on:by:)``), hands
+/// each event over without waking a `DispatchQueue` thread, in well under a microsecond instead of
+/// several. An unbounded `deliverOn` on it hands its events over through a ring that the thread
+/// polls (no lock and no action per event: see <doc:SchedulingGuide>).
 ///
 /// ```swift
 /// let hop = DedicatedThreadScheduler(waitStrategy: .busySpin)

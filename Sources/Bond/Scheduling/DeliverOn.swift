@@ -27,10 +27,15 @@ extension EventProducerType where Event: Sendable {
   }
 
   /// Delivers events on `queue` like ``deliverOn(_:)``, keeping at most `bufferLimit` of them
-  /// waiting: when the buffer is full, `policy` says which event is dropped, and `statistics` (if
-  /// given) counts the drops.
+  /// waiting. When the buffer is full, `policy` decides: `.backpressure` (the default) drops
+  /// nothing and puts the producers that feed the stage under pressure until it has delivered down
+  /// to `bufferLimit / 2`; `.dropOldest` and `.dropNewest` drop, and are asked for by name (a
+  /// bounded stage is lossless unless told otherwise). `statistics` (if given) counts the drops,
+  /// the waiting events and the pressure.
   ///
   /// ```swift
+  /// results.deliverOn(.main, bufferLimit: 1_024).observe { table.append($0) }  // lossless
+  ///
   /// let drops = DeliveryStatistics()
   /// sensor.readings
   ///   .deliverOn(.main, bufferLimit: 100, whenFull: .dropOldest, statistics: drops)
@@ -45,7 +50,7 @@ extension EventProducerType where Event: Sendable {
   public func deliverOn<S: Scheduler>(
     _ queue: S,
     bufferLimit: Int,
-    whenFull policy: DeliveryOverflowPolicy,
+    whenFull policy: DeliveryOverflowPolicy = .backpressure,
     statistics: DeliveryStatistics? = nil
   ) -> DeliverOn<Self, S> {
     precondition(

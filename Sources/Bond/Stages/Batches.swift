@@ -25,13 +25,13 @@ extension EventProducerType where Event: Sendable {
   }
 
   /// ``batches(on:maxCount:)`` with a bounded buffer: at most `bufferLimit` events wait; when it is
-  /// full, `policy` drops the oldest or the newest event, or (`.backpressure`) drops nothing and
-  /// puts the producers that feed it under pressure until it has delivered down to
-  /// `bufferLimit / 2` (see <doc:FlowControlGuide>). `statistics` counts the drops, the waiting
-  /// events and the pressure.
+  /// full, `policy` decides: `.backpressure` (the default) drops nothing and puts the producers
+  /// that feed it under pressure until it has delivered down to `bufferLimit / 2` (see
+  /// <doc:FlowControlGuide>); `.dropOldest` and `.dropNewest` drop, and are asked for by name.
+  /// `statistics` counts the drops, the waiting events and the pressure.
   ///
   /// ```swift
-  /// events.batches(on: queue, maxCount: 256, bufferLimit: 10_000, whenFull: .backpressure)
+  /// events.batches(on: queue, maxCount: 256, bufferLimit: 10_000)
   ///   .observe { batch in try? database.insert(batch) }
   /// ```
   ///
@@ -42,7 +42,7 @@ extension EventProducerType where Event: Sendable {
     on scheduler: S,
     maxCount: Int = 1024,
     bufferLimit: Int,
-    whenFull policy: DeliveryOverflowPolicy,
+    whenFull policy: DeliveryOverflowPolicy = .backpressure,
     statistics: DeliveryStatistics? = nil
   ) -> Batches<Self, S> {
     let call = "batches(on:maxCount:bufferLimit:whenFull:statistics:)"
