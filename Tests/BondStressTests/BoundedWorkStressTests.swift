@@ -12,7 +12,7 @@ import Testing
 /// A thread that sends 0, 1, 2, ... to a producer while not paused, at most `maxAhead` events
 /// ahead of their delivery (so the backlog, and the test's memory, stay bounded).
 ///
-/// A test pauses it, waits for the producer to be idle, and makes a call that takes the delivery
+/// A test pauses it, flushes the producer, and makes a call that takes the delivery
 /// rights and, while it holds them, lets the flood queue 2,000 events behind it
 /// (``resumeAndWaitForQueued(_:)``). Under the old drain that call then delivered the whole flood.
 private final class Flooder: @unchecked Sendable {
@@ -80,32 +80,41 @@ private final class Flooder: @unchecked Sendable {
   }
 }
 
-/// Records, for the calls the test thread makes, how many deliveries of the flood ran on the test
-/// thread during each call. `inCall` is set by the test thread around each call; an observer
-/// reads it only when it runs on the test thread (so the read is the test thread's own).
+/// Records, for the calls the test makes, how many deliveries of the flood ran on the test's
+/// thread during each call. The test is async: after each `await` it may resume on another thread,
+/// so the probe takes the thread of each call when the call starts. `inCall` is set by the test
+/// around each call; an observer reads it only when it runs on the calling thread (so the read is
+/// that thread's own).
 private final class CallProbe: @unchecked Sendable {
-  // @unchecked: `inCall`, `current` and `counts` are touched only on the test thread.
-  let testThread = currentThreadID()
+  // @unchecked: `inCall`, `current` and `counts` are touched only by the test, on the calling thread.
+  /// The thread of the call being measured, 0 outside a call.
+  private let caller = Atomic<UInt>(0)
   var inCall = false
   var current = 0
   var counts: [Int] = []
 
-  /// Whether the caller runs on the test thread.
-  var onTestThread: Bool { currentThreadID() == testThread }
+  /// Whether the caller runs on the thread of the call being measured.
+  ///
+  /// relaxed: only the calling thread can find its own ID here, and it reads its own last store;
+  /// a thread that measured an earlier call stored 0 after it, so coherence keeps it from seeing
+  /// its older ID again.
+  var onTestThread: Bool { caller.load(ordering: .relaxed) == currentThreadID() }
 
-  /// Called by an observer of the flood: counts the delivery if it runs on the test thread inside
+  /// Called by an observer of the flood: counts the delivery if it runs on the test's thread inside
   /// a call.
   func delivered() {
     if onTestThread && inCall { current += 1 }
   }
 
-  /// Runs `call` on the test thread and records how many flood deliveries ran inside it.
+  /// Runs `call` on the current thread and records how many flood deliveries ran inside it.
   func measure(_ call: () -> Void) {
+    caller.store(currentThreadID(), ordering: .relaxed)
     current = 0
     inCall = true
     call()
     inCall = false
     counts.append(current)
+    caller.store(0, ordering: .relaxed)
   }
 }
 
@@ -141,8 +150,8 @@ private final class OnRelease: @unchecked Sendable {
 
   private static var rounds: Int { 40 * stressScale }
 
-  @Test func disposeDeliversNoEventWhileAnotherThreadFloods() {
-    withWatchdog("disposeDeliversNoEventWhileAnotherThreadFloods", seconds: 120) {
+  @Test func disposeDeliversNoEventWhileAnotherThreadFloods() async {
+    await withWatchdog("disposeDeliversNoEventWhileAnotherThreadFloods", seconds: 120) {
       let (producer, flooder, probe, slow) = Self.flood()
       for _ in 0..<Self.rounds {
         // The closure's release, inside dispose() on an idle producer, lets the flood queue 2,000
@@ -150,25 +159,25 @@ private final class OnRelease: @unchecked Sendable {
         let hold = OnRelease { if probe.onTestThread { flooder.resumeAndWaitForQueued(2_000) } }
         let observation = producer.observe { _ in withExtendedLifetime(hold) {} }
         flooder.pause()
-        #expect(waitUntilIdle(producer))
+        await producer.flush()
         probe.measure { observation.dispose() }
       }
       _ = flooder.stop()
       #expect(probe.counts.allSatisfy { $0 == 0 }, "dispose() delivered \(probe.counts.max() ?? 0) events of the flood")
-      #expect(waitUntilIdle(producer))
+      await producer.flush()
       slow.dispose()
       #expect(producer.observerCount == 0)
     }
   }
 
-  @Test func observeDeliversOnlyItsOwnReplayWhileAnotherThreadFloods() {
-    withWatchdog("observeDeliversOnlyItsOwnReplayWhileAnotherThreadFloods", seconds: 120) {
+  @Test func observeDeliversOnlyItsOwnReplayWhileAnotherThreadFloods() async {
+    await withWatchdog("observeDeliversOnlyItsOwnReplayWhileAnotherThreadFloods", seconds: 120) {
       let (producer, flooder, probe, slow) = Self.flood(replayLength: 1)
       producer.next(-1)
       var replays: [[Int]] = []
       for _ in 0..<Self.rounds {
         flooder.pause()
-        #expect(waitUntilIdle(producer))
+        await producer.flush()
         let seen = Recorder<Int>()
         var observation: (any DisposableType)?
         probe.measure {
@@ -181,7 +190,7 @@ private final class OnRelease: @unchecked Sendable {
           }
         }
         flooder.pause()
-        #expect(waitUntilIdle(producer))
+        await producer.flush()
         observation?.dispose()
         replays.append(seen.items)
       }
@@ -200,8 +209,8 @@ private final class OnRelease: @unchecked Sendable {
     }
   }
 
-  @Test func nextDeliversABoundedShareOfOtherThreadsWork() {
-    withWatchdog("nextDeliversABoundedShareOfOtherThreadsWork", seconds: 120) {
+  @Test func nextDeliversABoundedShareOfOtherThreadsWork() async {
+    await withWatchdog("nextDeliversABoundedShareOfOtherThreadsWork", seconds: 120) {
       let (producer, flooder, probe, slow) = Self.flood()
       // The test thread's own event lets the flood queue 2,000 events behind it.
       let own = producer.observe { value in
@@ -209,7 +218,7 @@ private final class OnRelease: @unchecked Sendable {
       }
       for _ in 0..<Self.rounds {
         flooder.pause()
-        #expect(waitUntilIdle(producer))
+        await producer.flush()
         probe.measure { producer.next(-1) }
       }
       _ = flooder.stop()
@@ -219,7 +228,7 @@ private final class OnRelease: @unchecked Sendable {
         "a next delivered \(probe.counts.max() ?? 0) events of others (bound \(drainHandOffLimit))"
       )
       #expect(probe.counts.contains { $0 > 0 }, "the calls did deliver a share of the flood")
-      #expect(waitUntilIdle(producer))
+      await producer.flush()
       own.dispose()
       slow.dispose()
     }
@@ -228,8 +237,8 @@ private final class OnRelease: @unchecked Sendable {
   /// The subscription loops that never returned while another thread sent (issue 17): `first()`
   /// and an operator chain, observed and disposed again and again during a flood that stops only
   /// once the loop is over. Under the old drain, the loop's thread delivered the flood forever.
-  @Test func subscriptionLoopsReturnWhileAnotherThreadFloods() {
-    withWatchdog("subscriptionLoopsReturnWhileAnotherThreadFloods", seconds: 120) {
+  @Test func subscriptionLoopsReturnWhileAnotherThreadFloods() async {
+    await withWatchdog("subscriptionLoopsReturnWhileAnotherThreadFloods", seconds: 120) {
       let (producer, flooder, _, slow) = Self.flood()
       flooder.resumeAndWaitForQueued(1_000)
       let firsts = Counter()
@@ -238,7 +247,7 @@ private final class OnRelease: @unchecked Sendable {
         producer.map { $0 * 2 }.filter { $0 >= 0 }.observe { _ in }.dispose()
       }
       _ = flooder.stop()
-      #expect(waitUntilIdle(producer))
+      await producer.flush()
       slow.dispose()
       #expect(producer.observerCount == 0)
     }
@@ -271,12 +280,12 @@ private final class OnRelease: @unchecked Sendable {
   }
 
   /// An ObservableArray's mutating call hands off the same way: every change reaches a mirror.
-  @Test func observableArrayMutationsHandOffUnderAFlood() {
-    withWatchdog("observableArrayMutationsHandOffUnderAFlood", seconds: 120) {
+  @Test func observableArrayMutationsHandOffUnderAFlood() async {
+    await withWatchdog("observableArrayMutationsHandOffUnderAFlood", seconds: 120) {
       let array = ObservableArray<Int>()
       let count = Atomic<Int>(0)
       let observation = array.observe { event in
-        // relaxed: read after waitUntilIdle, which orders it.
+        // relaxed: read after flush(), which orders it.
         count.store(event.sequence.count, ordering: .relaxed)
         Self.work()
       }
@@ -284,7 +293,7 @@ private final class OnRelease: @unchecked Sendable {
       runTogether(threads: 3) { thread in
         for value in 0..<perThread { array.append(thread * 1_000_000 + value) }
       }
-      #expect(waitUntilIdle(array))
+      await array.flush()
       #expect(count.load(ordering: .relaxed) == 3 * perThread)
       observation.dispose()
     }
