@@ -80,16 +80,18 @@ private final class Flooder: @unchecked Sendable {
   }
 }
 
-/// Records, for the calls the test makes, how many deliveries of the flood ran on the test's
-/// thread during each call. The test is async: after each `await` it may resume on another thread,
-/// so the probe takes the thread of each call when the call starts. `inCall` is set by the test
-/// around each call; an observer reads it only when it runs on the calling thread (so the read is
-/// that thread's own).
+/// Records, for the calls the test makes that take the delivery rights, how many deliveries of the
+/// flood ran on the test's thread during each call. The test is async: after each `await` it may
+/// resume on another thread, so the probe takes the thread of each call when the call starts.
+/// `inCall` is set by the test around each call; an observer reads it only when it runs on the
+/// calling thread (so the read is that thread's own).
 private final class CallProbe: @unchecked Sendable {
-  // @unchecked: `inCall`, `current` and `counts` are touched only by the test, on the calling thread.
+  // @unchecked: `inCall`, `triggered`, `current` and `counts` are touched only by the test, on the
+  // calling thread.
   /// The thread of the call being measured, 0 outside a call.
   private let caller = Atomic<UInt>(0)
   var inCall = false
+  var triggered = false
   var current = 0
   var counts: [Int] = []
 
@@ -106,15 +108,29 @@ private final class CallProbe: @unchecked Sendable {
     if onTestThread && inCall { current += 1 }
   }
 
-  /// Runs `call` on the current thread and records how many flood deliveries ran inside it.
-  func measure(_ call: () -> Void) {
+  /// Runs `action` (it lets the flood queue events behind the call) if the caller runs on the
+  /// thread of the call being measured: there, the call holds the delivery rights.
+  func trigger(_ action: () -> Void) {
+    guard onTestThread else { return }
+    triggered = true
+    action()
+  }
+
+  /// Runs `call` on the current thread. If the call took the delivery rights (``trigger(_:)`` ran
+  /// inside it), records how many flood deliveries ran inside it and returns `true`. A call that
+  /// found the rights still held records nothing: `flush()` returns once the events before it are
+  /// delivered, possibly before the thread that delivered them has let the rights go.
+  @discardableResult
+  func measure(_ call: () -> Void) -> Bool {
     caller.store(currentThreadID(), ordering: .relaxed)
     current = 0
+    triggered = false
     inCall = true
     call()
     inCall = false
-    counts.append(current)
+    if triggered { counts.append(current) }
     caller.store(0, ordering: .relaxed)
+    return triggered
   }
 }
 
@@ -150,14 +166,28 @@ private final class OnRelease: @unchecked Sendable {
 
   private static var rounds: Int { 40 * stressScale }
 
+  /// Runs `round` until `rounds` calls have been measured (each took the delivery rights), at most
+  /// 20 times as many rounds.
+  private static func untilMeasured(_ probe: CallProbe, _ round: () async -> Void) async {
+    var attempts = 0
+    while probe.counts.count < rounds && attempts < 20 * rounds {
+      attempts += 1
+      await round()
+    }
+    #expect(probe.counts.count == rounds, "\(probe.counts.count) of \(attempts) calls took the delivery rights")
+  }
+
   @Test func disposeDeliversNoEventWhileAnotherThreadFloods() async {
     await withWatchdog("disposeDeliversNoEventWhileAnotherThreadFloods", seconds: 120) {
       let (producer, flooder, probe, slow) = Self.flood()
-      for _ in 0..<Self.rounds {
+      await Self.untilMeasured(probe) {
         // The closure's release, inside dispose() on an idle producer, lets the flood queue 2,000
-        // events behind the disposing thread, which holds the rights.
-        let hold = OnRelease { if probe.onTestThread { flooder.resumeAndWaitForQueued(2_000) } }
-        let observation = producer.observe { _ in withExtendedLifetime(hold) {} }
+        // events behind the disposing thread, which holds the rights. Only the closure holds it
+        // (a local would keep it alive to the end of the round).
+        let resume = { flooder.resumeAndWaitForQueued(2_000) }
+        let observation = producer.observe { [hold = OnRelease { probe.trigger(resume) }] _ in
+          withExtendedLifetime(hold) {}
+        }
         flooder.pause()
         await producer.flush()
         probe.measure { observation.dispose() }
@@ -175,16 +205,16 @@ private final class OnRelease: @unchecked Sendable {
       let (producer, flooder, probe, slow) = Self.flood(replayLength: 1)
       producer.next(-1)
       var replays: [[Int]] = []
-      for _ in 0..<Self.rounds {
+      await Self.untilMeasured(probe) {
         flooder.pause()
         await producer.flush()
         let seen = Recorder<Int>()
         var observation: (any DisposableType)?
-        probe.measure {
+        let measured = probe.measure {
           var first = true
           // Its replay, on this thread, lets the flood queue 2,000 events behind it.
           observation = producer.observe { value in
-            if first && probe.onTestThread { flooder.resumeAndWaitForQueued(2_000) }
+            if first { probe.trigger { flooder.resumeAndWaitForQueued(2_000) } }
             first = false
             seen.add(value)
           }
@@ -192,7 +222,7 @@ private final class OnRelease: @unchecked Sendable {
         flooder.pause()
         await producer.flush()
         observation?.dispose()
-        replays.append(seen.items)
+        if measured { replays.append(seen.items) }
       }
       _ = flooder.stop()
       #expect(
@@ -214,9 +244,9 @@ private final class OnRelease: @unchecked Sendable {
       let (producer, flooder, probe, slow) = Self.flood()
       // The test thread's own event lets the flood queue 2,000 events behind it.
       let own = producer.observe { value in
-        if value == -1 && probe.onTestThread { flooder.resumeAndWaitForQueued(2_000) }
+        if value == -1 { probe.trigger { flooder.resumeAndWaitForQueued(2_000) } }
       }
-      for _ in 0..<Self.rounds {
+      await Self.untilMeasured(probe) {
         flooder.pause()
         await producer.flush()
         probe.measure { producer.next(-1) }
