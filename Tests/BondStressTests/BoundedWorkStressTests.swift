@@ -117,9 +117,8 @@ private final class CallProbe: @unchecked Sendable {
   }
 
   /// Runs `call` on the current thread. If the call took the delivery rights (``trigger(_:)`` ran
-  /// inside it), records how many flood deliveries ran inside it and returns `true`. A call that
-  /// found the rights still held records nothing: `flush()` returns once the events before it are
-  /// delivered, possibly before the thread that delivered them has let the rights go.
+  /// inside it), records how many flood deliveries ran inside it and returns `true`; a call that
+  /// found the rights still held records nothing.
   @discardableResult
   func measure(_ call: () -> Void) -> Bool {
     caller.store(currentThreadID(), ordering: .relaxed)
@@ -131,6 +130,20 @@ private final class CallProbe: @unchecked Sendable {
     if triggered { counts.append(current) }
     caller.store(0, ordering: .relaxed)
     return triggered
+  }
+
+  /// ``measure(_:)`` on a thread of its own, started after the test's `flush()`: when `flush()`
+  /// returns, the thread that performed its barrier may still hold the delivery rights for a
+  /// moment (it resumes the test's task before it lets them go, and the task resumes at once on
+  /// another thread), so a call made at once by the test's task would often find them held. The
+  /// join orders the probe's writes before the test reads them.
+  func measureOnAThread(_ call: @escaping @Sendable () -> Void) -> Bool {
+    let measured = Locked(false)
+    runTogether(threads: 1) { _ in
+      let took = self.measure(call)
+      measured.withLock { $0 = took }
+    }
+    return measured.value
   }
 }
 
@@ -150,7 +163,7 @@ private final class OnRelease: @unchecked Sendable {
     blackHole(x)
   }
 
-  /// The flood and its ~1 µs observer, with a probe of what the test thread delivers.
+  /// The flood and its ~1 µs observer, with a probe of what each measured call delivers.
   private static func flood(replayLength: Int = 0) -> (EventProducer<Int>, Flooder, CallProbe, any DisposableType) {
     let producer = EventProducer<Int>(replayLength: replayLength)
     let probe = CallProbe()
@@ -166,8 +179,8 @@ private final class OnRelease: @unchecked Sendable {
 
   private static var rounds: Int { 40 * stressScale }
 
-  /// Runs `round` until `rounds` calls have been measured (each took the delivery rights), at most
-  /// 20 times as many rounds.
+  /// Runs `round` until `rounds` calls have been measured (each took the delivery rights, see
+  /// ``CallProbe/measureOnAThread(_:)``), at most 20 times as many rounds.
   private static func untilMeasured(_ probe: CallProbe, _ round: () async -> Void) async {
     var attempts = 0
     while probe.counts.count < rounds && attempts < 20 * rounds {
@@ -190,7 +203,7 @@ private final class OnRelease: @unchecked Sendable {
         }
         flooder.pause()
         await producer.flush()
-        probe.measure { observation.dispose() }
+        _ = probe.measureOnAThread { observation.dispose() }
       }
       _ = flooder.stop()
       #expect(probe.counts.allSatisfy { $0 == 0 }, "dispose() delivered \(probe.counts.max() ?? 0) events of the flood")
@@ -209,19 +222,20 @@ private final class OnRelease: @unchecked Sendable {
         flooder.pause()
         await producer.flush()
         let seen = Recorder<Int>()
-        var observation: (any DisposableType)?
-        let measured = probe.measure {
+        let observation = Locked<(any DisposableType)?>(nil)
+        let measured = probe.measureOnAThread {
           var first = true
           // Its replay, on this thread, lets the flood queue 2,000 events behind it.
-          observation = producer.observe { value in
+          let registered = producer.observe { value in
             if first { probe.trigger { flooder.resumeAndWaitForQueued(2_000) } }
             first = false
             seen.add(value)
           }
+          observation.withLock { $0 = registered }
         }
         flooder.pause()
         await producer.flush()
-        observation?.dispose()
+        observation.value?.dispose()
         if measured { replays.append(seen.items) }
       }
       _ = flooder.stop()
@@ -242,14 +256,14 @@ private final class OnRelease: @unchecked Sendable {
   @Test func nextDeliversABoundedShareOfOtherThreadsWork() async {
     await withWatchdog("nextDeliversABoundedShareOfOtherThreadsWork", seconds: 120) {
       let (producer, flooder, probe, slow) = Self.flood()
-      // The test thread's own event lets the flood queue 2,000 events behind it.
+      // The calling thread's own event lets the flood queue 2,000 events behind it.
       let own = producer.observe { value in
         if value == -1 { probe.trigger { flooder.resumeAndWaitForQueued(2_000) } }
       }
       await Self.untilMeasured(probe) {
         flooder.pause()
         await producer.flush()
-        probe.measure { producer.next(-1) }
+        _ = probe.measureOnAThread { producer.next(-1) }
       }
       _ = flooder.stop()
       // At most the budget of others' work (the own event is not counted by the probe).
