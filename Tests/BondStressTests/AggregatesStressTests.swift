@@ -33,8 +33,8 @@ import Testing
     return ["\(value)", "end"]
   }
 
-  @Test func theEndRacingFourSendersGivesOneResultFromTheEventsDelivered() {
-    withWatchdog("aggregatesTheEndRacingFourSenders", seconds: 120) {
+  @Test func theEndRacingFourSendersGivesOneResultFromTheEventsDelivered() async {
+    await withWatchdog("aggregatesTheEndRacingFourSenders", seconds: 120) {
       let rounds = 20 * stressScale
       let perThread = 2_000
       for round in 0..<rounds {
@@ -55,7 +55,7 @@ import Testing
             if thread == 0 && sequence == perThread / 2 + round % 50 { producer.finish() }
           }
         }
-        #expect(waitUntilIdle(producer), "a worker may still be delivering")
+        await producer.flush()  // a worker may still be delivering
         let events = seen.items
         let expected: [(Log, [String])] = [
           (count, Self.result(events.count)), (last, Self.result(events.last)),
@@ -72,8 +72,8 @@ import Testing
     }
   }
 
-  @Test func containsAndAllSatisfyAnswerWhileFourSendersSend() {
-    withWatchdog("aggregatesAnswerWhileFourSendersSend", seconds: 120) {
+  @Test func containsAndAllSatisfyAnswerWhileFourSendersSend() async {
+    await withWatchdog("aggregatesAnswerWhileFourSendersSend", seconds: 120) {
       let rounds = 20 * stressScale
       let perThread = 2_000
       for round in 0..<rounds {
@@ -88,7 +88,7 @@ import Testing
         runTogether(threads: 4) { thread in
           for sequence in 0..<perThread { producer.next(thread * perThread + sequence) }
         }
-        #expect(waitUntilIdle(producer), "a worker may still be delivering")
+        await producer.flush()  // a worker may still be delivering
         #expect(found.entries.items == ["true", "end"])
         #expect(allBelow.entries.items == ["false", "end"])
         #expect(found.overlaps.count == 0 && allBelow.overlaps.count == 0)

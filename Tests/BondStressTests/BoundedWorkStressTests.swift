@@ -12,7 +12,7 @@ import Testing
 /// A thread that sends 0, 1, 2, ... to a producer while not paused, at most `maxAhead` events
 /// ahead of their delivery (so the backlog, and the test's memory, stay bounded).
 ///
-/// A test pauses it, waits for the producer to be idle, and makes a call that takes the delivery
+/// A test pauses it, flushes the producer, and makes a call that takes the delivery
 /// rights and, while it holds them, lets the flood queue 2,000 events behind it
 /// (``resumeAndWaitForQueued(_:)``). Under the old drain that call then delivered the whole flood.
 private final class Flooder: @unchecked Sendable {
@@ -80,32 +80,70 @@ private final class Flooder: @unchecked Sendable {
   }
 }
 
-/// Records, for the calls the test thread makes, how many deliveries of the flood ran on the test
-/// thread during each call. `inCall` is set by the test thread around each call; an observer
-/// reads it only when it runs on the test thread (so the read is the test thread's own).
+/// Records, for the calls the test makes that take the delivery rights, how many deliveries of the
+/// flood ran on the test's thread during each call. The test is async: after each `await` it may
+/// resume on another thread, so the probe takes the thread of each call when the call starts.
+/// `inCall` is set by the test around each call; an observer reads it only when it runs on the
+/// calling thread (so the read is that thread's own).
 private final class CallProbe: @unchecked Sendable {
-  // @unchecked: `inCall`, `current` and `counts` are touched only on the test thread.
-  let testThread = currentThreadID()
+  // @unchecked: `inCall`, `triggered`, `current` and `counts` are touched only by the test, on the
+  // calling thread.
+  /// The thread of the call being measured, 0 outside a call.
+  private let caller = Atomic<UInt>(0)
   var inCall = false
+  var triggered = false
   var current = 0
   var counts: [Int] = []
 
-  /// Whether the caller runs on the test thread.
-  var onTestThread: Bool { currentThreadID() == testThread }
+  /// Whether the caller runs on the thread of the call being measured.
+  ///
+  /// relaxed: only the calling thread can find its own ID here, and it reads its own last store;
+  /// a thread that measured an earlier call stored 0 after it, so coherence keeps it from seeing
+  /// its older ID again.
+  var onTestThread: Bool { caller.load(ordering: .relaxed) == currentThreadID() }
 
-  /// Called by an observer of the flood: counts the delivery if it runs on the test thread inside
+  /// Called by an observer of the flood: counts the delivery if it runs on the test's thread inside
   /// a call.
   func delivered() {
     if onTestThread && inCall { current += 1 }
   }
 
-  /// Runs `call` on the test thread and records how many flood deliveries ran inside it.
-  func measure(_ call: () -> Void) {
+  /// Runs `action` (it lets the flood queue events behind the call) if the caller runs on the
+  /// thread of the call being measured: there, the call holds the delivery rights.
+  func trigger(_ action: () -> Void) {
+    guard onTestThread else { return }
+    triggered = true
+    action()
+  }
+
+  /// Runs `call` on the current thread. If the call took the delivery rights (``trigger(_:)`` ran
+  /// inside it), records how many flood deliveries ran inside it and returns `true`; a call that
+  /// found the rights still held records nothing.
+  @discardableResult
+  func measure(_ call: () -> Void) -> Bool {
+    caller.store(currentThreadID(), ordering: .relaxed)
     current = 0
+    triggered = false
     inCall = true
     call()
     inCall = false
-    counts.append(current)
+    if triggered { counts.append(current) }
+    caller.store(0, ordering: .relaxed)
+    return triggered
+  }
+
+  /// ``measure(_:)`` on a thread of its own, started after the test's `flush()`: when `flush()`
+  /// returns, the thread that performed its barrier may still hold the delivery rights for a
+  /// moment (it resumes the test's task before it lets them go, and the task resumes at once on
+  /// another thread), so a call made at once by the test's task would often find them held. The
+  /// join orders the probe's writes before the test reads them.
+  func measureOnAThread(_ call: @escaping @Sendable () -> Void) -> Bool {
+    let measured = Locked(false)
+    runTogether(threads: 1) { _ in
+      let took = self.measure(call)
+      measured.withLock { $0 = took }
+    }
+    return measured.value
   }
 }
 
@@ -125,7 +163,7 @@ private final class OnRelease: @unchecked Sendable {
     blackHole(x)
   }
 
-  /// The flood and its ~1 µs observer, with a probe of what the test thread delivers.
+  /// The flood and its ~1 µs observer, with a probe of what each measured call delivers.
   private static func flood(replayLength: Int = 0) -> (EventProducer<Int>, Flooder, CallProbe, any DisposableType) {
     let producer = EventProducer<Int>(replayLength: replayLength)
     let probe = CallProbe()
@@ -141,49 +179,64 @@ private final class OnRelease: @unchecked Sendable {
 
   private static var rounds: Int { 40 * stressScale }
 
-  @Test func disposeDeliversNoEventWhileAnotherThreadFloods() {
-    withWatchdog("disposeDeliversNoEventWhileAnotherThreadFloods", seconds: 120) {
+  /// Runs `round` until `rounds` calls have been measured (each took the delivery rights, see
+  /// ``CallProbe/measureOnAThread(_:)``), at most 20 times as many rounds.
+  private static func untilMeasured(_ probe: CallProbe, _ round: () async -> Void) async {
+    var attempts = 0
+    while probe.counts.count < rounds && attempts < 20 * rounds {
+      attempts += 1
+      await round()
+    }
+    #expect(probe.counts.count == rounds, "\(probe.counts.count) of \(attempts) calls took the delivery rights")
+  }
+
+  @Test func disposeDeliversNoEventWhileAnotherThreadFloods() async {
+    await withWatchdog("disposeDeliversNoEventWhileAnotherThreadFloods", seconds: 120) {
       let (producer, flooder, probe, slow) = Self.flood()
-      for _ in 0..<Self.rounds {
+      await Self.untilMeasured(probe) {
         // The closure's release, inside dispose() on an idle producer, lets the flood queue 2,000
-        // events behind the disposing thread, which holds the rights.
-        let hold = OnRelease { if probe.onTestThread { flooder.resumeAndWaitForQueued(2_000) } }
-        let observation = producer.observe { _ in withExtendedLifetime(hold) {} }
+        // events behind the disposing thread, which holds the rights. Only the closure holds it
+        // (a local would keep it alive to the end of the round).
+        let resume = { flooder.resumeAndWaitForQueued(2_000) }
+        let observation = producer.observe { [hold = OnRelease { probe.trigger(resume) }] _ in
+          withExtendedLifetime(hold) {}
+        }
         flooder.pause()
-        #expect(waitUntilIdle(producer))
-        probe.measure { observation.dispose() }
+        await producer.flush()
+        _ = probe.measureOnAThread { observation.dispose() }
       }
       _ = flooder.stop()
       #expect(probe.counts.allSatisfy { $0 == 0 }, "dispose() delivered \(probe.counts.max() ?? 0) events of the flood")
-      #expect(waitUntilIdle(producer))
+      await producer.flush()
       slow.dispose()
       #expect(producer.observerCount == 0)
     }
   }
 
-  @Test func observeDeliversOnlyItsOwnReplayWhileAnotherThreadFloods() {
-    withWatchdog("observeDeliversOnlyItsOwnReplayWhileAnotherThreadFloods", seconds: 120) {
+  @Test func observeDeliversOnlyItsOwnReplayWhileAnotherThreadFloods() async {
+    await withWatchdog("observeDeliversOnlyItsOwnReplayWhileAnotherThreadFloods", seconds: 120) {
       let (producer, flooder, probe, slow) = Self.flood(replayLength: 1)
       producer.next(-1)
       var replays: [[Int]] = []
-      for _ in 0..<Self.rounds {
+      await Self.untilMeasured(probe) {
         flooder.pause()
-        #expect(waitUntilIdle(producer))
+        await producer.flush()
         let seen = Recorder<Int>()
-        var observation: (any DisposableType)?
-        probe.measure {
+        let observation = Locked<(any DisposableType)?>(nil)
+        let measured = probe.measureOnAThread {
           var first = true
           // Its replay, on this thread, lets the flood queue 2,000 events behind it.
-          observation = producer.observe { value in
-            if first && probe.onTestThread { flooder.resumeAndWaitForQueued(2_000) }
+          let registered = producer.observe { value in
+            if first { probe.trigger { flooder.resumeAndWaitForQueued(2_000) } }
             first = false
             seen.add(value)
           }
+          observation.withLock { $0 = registered }
         }
         flooder.pause()
-        #expect(waitUntilIdle(producer))
-        observation?.dispose()
-        replays.append(seen.items)
+        await producer.flush()
+        observation.value?.dispose()
+        if measured { replays.append(seen.items) }
       }
       _ = flooder.stop()
       #expect(
@@ -200,17 +253,17 @@ private final class OnRelease: @unchecked Sendable {
     }
   }
 
-  @Test func nextDeliversABoundedShareOfOtherThreadsWork() {
-    withWatchdog("nextDeliversABoundedShareOfOtherThreadsWork", seconds: 120) {
+  @Test func nextDeliversABoundedShareOfOtherThreadsWork() async {
+    await withWatchdog("nextDeliversABoundedShareOfOtherThreadsWork", seconds: 120) {
       let (producer, flooder, probe, slow) = Self.flood()
-      // The test thread's own event lets the flood queue 2,000 events behind it.
+      // The calling thread's own event lets the flood queue 2,000 events behind it.
       let own = producer.observe { value in
-        if value == -1 && probe.onTestThread { flooder.resumeAndWaitForQueued(2_000) }
+        if value == -1 { probe.trigger { flooder.resumeAndWaitForQueued(2_000) } }
       }
-      for _ in 0..<Self.rounds {
+      await Self.untilMeasured(probe) {
         flooder.pause()
-        #expect(waitUntilIdle(producer))
-        probe.measure { producer.next(-1) }
+        await producer.flush()
+        _ = probe.measureOnAThread { producer.next(-1) }
       }
       _ = flooder.stop()
       // At most the budget of others' work (the own event is not counted by the probe).
@@ -219,7 +272,7 @@ private final class OnRelease: @unchecked Sendable {
         "a next delivered \(probe.counts.max() ?? 0) events of others (bound \(drainHandOffLimit))"
       )
       #expect(probe.counts.contains { $0 > 0 }, "the calls did deliver a share of the flood")
-      #expect(waitUntilIdle(producer))
+      await producer.flush()
       own.dispose()
       slow.dispose()
     }
@@ -228,8 +281,8 @@ private final class OnRelease: @unchecked Sendable {
   /// The subscription loops that never returned while another thread sent (issue 17): `first()`
   /// and an operator chain, observed and disposed again and again during a flood that stops only
   /// once the loop is over. Under the old drain, the loop's thread delivered the flood forever.
-  @Test func subscriptionLoopsReturnWhileAnotherThreadFloods() {
-    withWatchdog("subscriptionLoopsReturnWhileAnotherThreadFloods", seconds: 120) {
+  @Test func subscriptionLoopsReturnWhileAnotherThreadFloods() async {
+    await withWatchdog("subscriptionLoopsReturnWhileAnotherThreadFloods", seconds: 120) {
       let (producer, flooder, _, slow) = Self.flood()
       flooder.resumeAndWaitForQueued(1_000)
       let firsts = Counter()
@@ -238,7 +291,7 @@ private final class OnRelease: @unchecked Sendable {
         producer.map { $0 * 2 }.filter { $0 >= 0 }.observe { _ in }.dispose()
       }
       _ = flooder.stop()
-      #expect(waitUntilIdle(producer))
+      await producer.flush()
       slow.dispose()
       #expect(producer.observerCount == 0)
     }
@@ -271,12 +324,12 @@ private final class OnRelease: @unchecked Sendable {
   }
 
   /// An ObservableArray's mutating call hands off the same way: every change reaches a mirror.
-  @Test func observableArrayMutationsHandOffUnderAFlood() {
-    withWatchdog("observableArrayMutationsHandOffUnderAFlood", seconds: 120) {
+  @Test func observableArrayMutationsHandOffUnderAFlood() async {
+    await withWatchdog("observableArrayMutationsHandOffUnderAFlood", seconds: 120) {
       let array = ObservableArray<Int>()
       let count = Atomic<Int>(0)
       let observation = array.observe { event in
-        // relaxed: read after waitUntilIdle, which orders it.
+        // relaxed: read after flush(), which orders it.
         count.store(event.sequence.count, ordering: .relaxed)
         Self.work()
       }
@@ -284,7 +337,7 @@ private final class OnRelease: @unchecked Sendable {
       runTogether(threads: 3) { thread in
         for value in 0..<perThread { array.append(thread * 1_000_000 + value) }
       }
-      #expect(waitUntilIdle(array))
+      await array.flush()
       #expect(count.load(ordering: .relaxed) == 3 * perThread)
       observation.dispose()
     }

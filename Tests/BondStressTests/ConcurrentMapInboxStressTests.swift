@@ -22,8 +22,8 @@ private func shortGap(_ iterations: Int) {
   /// Two threads send in bursts with gaps of every length, so that the workers often run dry and
   /// end while an event is on its way: every result arrives, in the upstream's order, and then the
   /// end (an event left in a closed inbox would never come out).
-  @Test func noEventIsLeftBehindWhenTheLastWorkerEnds() {
-    withWatchdog("noEventIsLeftBehindWhenTheLastWorkerEnds", seconds: 120) {
+  @Test func noEventIsLeftBehindWhenTheLastWorkerEnds() async {
+    await withWatchdog("noEventIsLeftBehindWhenTheLastWorkerEnds", seconds: 120) {
       let source = EventProducer<Int>()
       let upstreamOrder = Recorder<Int>()
       let results = Recorder<Int>()
@@ -41,7 +41,7 @@ private func shortGap(_ iterations: Int) {
           shortGap((sequence * 7919) % 3_000)
         }
       }
-      #expect(waitUntilIdle(source))
+      await source.flush()
       // Every event is in, and the stage ends only after every result: nothing may wait forever.
       source.finish()
       #expect(ended.wait(timeout: .now() + 60) == .success, "the end after the last result")
@@ -77,8 +77,8 @@ private func shortGap(_ iterations: Int) {
   /// dispose() racing two senders on the inbox's fast path: it returns, no result is delivered
   /// after it returned (one already running may end), the events it let go leave `bufferedCount`
   /// (the inbox's included), and the source is writable and unobserved again.
-  @Test func disposeRacesSendersOnTheInbox() {
-    withWatchdog("disposeRacesSendersOnTheInbox", seconds: 120) {
+  @Test func disposeRacesSendersOnTheInbox() async {
+    await withWatchdog("disposeRacesSendersOnTheInbox", seconds: 120) {
       for round in 0..<(40 * stressScale) {
         let source = EventProducer<Int>()
         let statistics = DeliveryStatistics()
@@ -100,7 +100,7 @@ private func shortGap(_ iterations: Int) {
             disposedReturned.store(true, ordering: .releasing)
           }
         }
-        #expect(waitUntilIdle(source))
+        await source.flush()
         usleep(2_000)
         #expect(late.count <= 1, "at most the delivery already running when dispose() returned")
         #expect(source.isWritable && source.observerCount == 0)

@@ -30,8 +30,8 @@ private final class Peak: @unchecked Sendable {
 @Suite struct ConcurrentMapStressTests {
   /// Four senders at once: at most `maxConcurrent` transforms at once, every result once, in the
   /// order of the one delivery order of the upstream, one delivery at a time, then the end.
-  @Test func boundOrderAndTheEndUnderConcurrentSenders() {
-    withWatchdog("boundOrderAndTheEndUnderConcurrentSenders", seconds: 120) {
+  @Test func boundOrderAndTheEndUnderConcurrentSenders() async {
+    await withWatchdog("boundOrderAndTheEndUnderConcurrentSenders", seconds: 120) {
       let source = EventProducer<Int>()
       let peak = Peak()
       let overlaps = OverlapDetector()
@@ -56,7 +56,7 @@ private final class Peak: @unchecked Sendable {
       runTogether(threads: 4) { thread in
         for sequence in 0..<perThread { source.next(thread * perThread + sequence) }
       }
-      #expect(waitUntilIdle(source))
+      await source.flush()
       source.finish()
       #expect(ended.wait(timeout: .now() + 60) == .success, "the end after the last result")
       #expect(results.items == upstreamOrder.items, "every result once, in the order of the events")
@@ -66,8 +66,8 @@ private final class Peak: @unchecked Sendable {
   }
 
   /// mapUnordered under the same load: every result exactly once.
-  @Test func unorderedDeliversEveryResultOnce() {
-    withWatchdog("unorderedDeliversEveryResultOnce", seconds: 120) {
+  @Test func unorderedDeliversEveryResultOnce() async {
+    await withWatchdog("unorderedDeliversEveryResultOnce", seconds: 120) {
       let source = EventProducer<Int>()
       let results = Recorder<Int>()
       let ended = DispatchSemaphore(value: 0)
@@ -83,7 +83,7 @@ private final class Peak: @unchecked Sendable {
       runTogether(threads: 3) { thread in
         for sequence in 0..<perThread { source.next(thread * perThread + sequence) }
       }
-      #expect(waitUntilIdle(source))
+      await source.flush()
       source.finish()
       #expect(ended.wait(timeout: .now() + 60) == .success)
       #expect(results.items.sorted() == Array(0..<(3 * perThread)))

@@ -17,10 +17,10 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
 @Suite(.serialized) struct DisposalLivenessStressTests {
   /// Shape (a): two producers whose observers each dispose (even rounds), or observe and then
   /// dispose (odd rounds), an observation of the other, sent from two threads.
-  @Test func observersOfTwoProducersDisposeEachOthersObservations() {
+  @Test func observersOfTwoProducersDisposeEachOthersObservations() async {
     let rounds = 100 * stressScale
     let perRound = 20
-    withWatchdog("observersOfTwoProducersDisposeEachOthersObservations", seconds: 60) {
+    await withWatchdog("observersOfTwoProducersDisposeEachOthersObservations", seconds: 60) {
       for round in 0..<rounds {
         let disposeVictims = round % 2 == 0
         let producers = [EventProducer<Int>(), EventProducer<Int>()]
@@ -46,8 +46,12 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
           for value in 0..<perRound { producers[side].next(value) }
         }
         // A sender that found the other's registration in progress queued its event, and the
-        // registering thread handed what it found queued to a worker: wait for it.
-        waitUntilIdle(producers[0], producers[1])
+        // registering thread handed what it found queued to a worker: wait for it. A killer's
+        // delivery registers with the other producer: the two in turn, twice.
+        for _ in 0..<2 {
+          await producers[0].flush()
+          await producers[1].flush()
+        }
         for side in 0..<2 {
           #expect(killerCounts[side].count == perRound, "round \(round): nothing lost")
           let log = victimLogs[side].items
@@ -201,9 +205,9 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
   /// Dispose latency, by an ordering fact: observer A holds the delivery rights (blocked on a
   /// semaphore inside its delivery on another thread) with 10,000 events queued behind it; the
   /// disposal of observation B returns while A is still blocked (A is released only after it).
-  @Test func disposeReturnsWhileAnotherObserverIsBlockedBehindABacklog() {
+  @Test func disposeReturnsWhileAnotherObserverIsBlockedBehindABacklog() async {
     let backlog = 10_000
-    withWatchdog("disposeReturnsWhileAnotherObserverIsBlockedBehindABacklog", seconds: 60) {
+    await withWatchdog("disposeReturnsWhileAnotherObserverIsBlockedBehindABacklog", seconds: 60) {
       for _ in 0..<(3 * stressScale) {
         let producer = EventProducer<Int>()
         let entered = DispatchSemaphore(value: 0)
@@ -249,7 +253,7 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
 
         release.signal()
         holderDone.wait()  // the holder drains 1,024 of the backlog, then a worker the rest
-        waitUntilIdle(producer)
+        await producer.flush()
         #expect(aLog.items == Array(0...backlog), "A got every event, in order")
         #expect(bLog.items.isEmpty, "B got nothing after dispose (event 0 had not reached it yet)")
         #expect(releasedToken == nil, "B's closure was released once the drainer got past it")
@@ -261,9 +265,9 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
 
   /// The observer that is blocked inside its delivery on another thread is itself disposed:
   /// `dispose()` returns at once; the running delivery runs to its end; nothing more starts.
-  @Test func disposingTheObserverThatIsBlockedInsideItsDeliveryReturnsAtOnce() {
+  @Test func disposingTheObserverThatIsBlockedInsideItsDeliveryReturnsAtOnce() async {
     let backlog = 10_000
-    withWatchdog("disposingTheObserverThatIsBlockedInsideItsDeliveryReturnsAtOnce", seconds: 60) {
+    await withWatchdog("disposingTheObserverThatIsBlockedInsideItsDeliveryReturnsAtOnce", seconds: 60) {
       let producer = EventProducer<Int>()
       let entered = DispatchSemaphore(value: 0)
       let release = DispatchSemaphore(value: 0)
@@ -297,7 +301,7 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
       #expect(producer.observerCount == 1)
       release.signal()
       holderDone.wait()
-      waitUntilIdle(producer)
+      await producer.flush()
       #expect(aLog.items == [0], "the running delivery ran to its end, no new one started")
       #expect(cLog.items == Array(0...backlog), "the other observer got every event")
       c.dispose()

@@ -9,8 +9,8 @@ import Testing
 /// reaches exactly one group; after a dispose the outer observer gets no end, every group's
 /// observer one. Run under `swift test --sanitize=thread --filter GroupByStressTests`.
 @Suite struct GroupByStressTests {
-  @Test func severalThreadsSendAtOnce() {
-    withWatchdog("groupBySeveralThreadsSendAtOnce", seconds: 120) {
+  @Test func severalThreadsSendAtOnce() async {
+    await withWatchdog("groupBySeveralThreadsSendAtOnce", seconds: 120) {
       let rounds = 20 * stressScale
       let threads = 4
       let perThread = 500
@@ -37,9 +37,9 @@ import Testing
         runTogether(threads: threads) { thread in
           for value in 0..<perThread { source.next(thread * perThread + value) }
         }
-        #expect(waitUntilIdle(source), "the senders' work is delivered (a worker may hold it)")
+        await source.flush()  // the senders' work is delivered (a worker may hold it)
         source.finish()
-        #expect(waitUntilIdle(source))
+        await source.flush()
         #expect(received.count == threads * perThread, "every event reaches its group")
         #expect(misplaced.count == 0)
         #expect(waitUntil { groupEnds.count == groups.count }, "every group ends, once")
@@ -51,8 +51,8 @@ import Testing
     }
   }
 
-  @Test func disposedWhileThreadsSend() {
-    withWatchdog("groupByDisposedWhileThreadsSend", seconds: 120) {
+  @Test func disposedWhileThreadsSend() async {
+    await withWatchdog("groupByDisposedWhileThreadsSend", seconds: 120) {
       let rounds = 20 * stressScale
       let threads = 3
       for round in 0..<rounds {
@@ -77,7 +77,7 @@ import Testing
             for value in 0..<1_000 { source.next(value) }
           }
         }
-        #expect(waitUntilIdle(source), "the senders' work is delivered (a worker may hold it)")
+        await source.flush()  // the senders' work is delivered (a worker may hold it)
         // A group's end may still be on its way: queued behind a delivery into that group, which
         // a worker may hold (the group's own hand-off), after the source is idle.
         #expect(waitUntil { groupEnds.count == groups.count }, "every group ends, once")

@@ -12,40 +12,42 @@ import Testing
     let sequence: Int
   }
 
-  @Test func statefulChainsUnderConcurrentSenders() {
-    let threads = 4
-    let perThread = 10_000 * stressScale
-    let producer = EventProducer<Stamp>(replayLength: 3)
-    for sequence in 0..<3 { producer.next(Stamp(thread: -1, sequence: sequence)) }
-    // Observer state touched only by deliveries, which never overlap.
-    var counts: [Int] = []
-    var lastCount = 0
-    var started: [Stamp] = []
-    let counting =
-      producer
-      .skip(2)
-      .distinct()
-      .map { _ in 1 }
-      .reduce(0, +)
-      .observe {
-        lastCount = $0
-        counts.append($0)
+  @Test func statefulChainsUnderConcurrentSenders() async {
+    await withWatchdog("statefulChainsUnderConcurrentSenders", seconds: 120) {
+      let threads = 4
+      let perThread = 10_000 * stressScale
+      let producer = EventProducer<Stamp>(replayLength: 3)
+      for sequence in 0..<3 { producer.next(Stamp(thread: -1, sequence: sequence)) }
+      // Observer state touched only by deliveries, which never overlap.
+      var counts: [Int] = []
+      var lastCount = 0
+      var started: [Stamp] = []
+      let counting =
+        producer
+        .skip(2)
+        .distinct()
+        .map { _ in 1 }
+        .reduce(0, +)
+        .observe {
+          lastCount = $0
+          counts.append($0)
+        }
+      let starting = producer.startWith(Stamp(thread: -2, sequence: 0)).skip(1).observe { started.append($0) }
+      runTogether(threads: threads) { thread in
+        for sequence in 0..<perThread { producer.next(Stamp(thread: thread, sequence: sequence)) }
       }
-    let starting = producer.startWith(Stamp(thread: -2, sequence: 0)).skip(1).observe { started.append($0) }
-    runTogether(threads: threads) { thread in
-      for sequence in 0..<perThread { producer.next(Stamp(thread: thread, sequence: sequence)) }
+      await producer.flush()
+      counting.dispose()
+      starting.dispose()
+      // One replayed event survives skip(2); every live one is distinct.
+      #expect(lastCount == 1 + threads * perThread)
+      #expect(counts == Array(1...(1 + threads * perThread)))
+      #expect(started.count == 3 + threads * perThread)
+      for thread in 0..<threads {
+        #expect(started.filter { $0.thread == thread }.map(\.sequence) == Array(0..<perThread))
+      }
+      #expect(producer.observerCount == 0)
     }
-    waitUntilIdle(producer)
-    counting.dispose()
-    starting.dispose()
-    // One replayed event survives skip(2); every live one is distinct.
-    #expect(lastCount == 1 + threads * perThread)
-    #expect(counts == Array(1...(1 + threads * perThread)))
-    #expect(started.count == 3 + threads * perThread)
-    for thread in 0..<threads {
-      #expect(started.filter { $0.thread == thread }.map(\.sequence) == Array(0..<perThread))
-    }
-    #expect(producer.observerCount == 0)
   }
 
   @Test func observeNewWhileOthersSendSeesAContiguousRunWithoutTheReplay() {
@@ -78,27 +80,31 @@ import Testing
     #expect(producer.observerCount == 0)
   }
 
-  @Test func shareRunsTheChainOncePerEventUnderConcurrentSenders() {
-    let threads = 4
-    let perThread = 10_000 * stressScale
-    let source = EventProducer<Int>()
-    let calls = Counter()
-    let shared = source.map { value -> Int in
-      calls.increment()
-      return value
-    }.share(replayLength: 1)
-    var firstCount = 0
-    var secondCount = 0
-    let a = shared.observe { _ in firstCount += 1 }
-    let b = shared.observe { _ in secondCount += 1 }
-    runTogether(threads: threads) { _ in
-      for value in 0..<perThread { source.next(value) }
+  @Test func shareRunsTheChainOncePerEventUnderConcurrentSenders() async {
+    await withWatchdog("shareRunsTheChainOncePerEventUnderConcurrentSenders", seconds: 120) {
+      let threads = 4
+      let perThread = 10_000 * stressScale
+      let source = EventProducer<Int>()
+      let calls = Counter()
+      let shared = source.map { value -> Int in
+        calls.increment()
+        return value
+      }.share(replayLength: 1)
+      var firstCount = 0
+      var secondCount = 0
+      let a = shared.observe { _ in firstCount += 1 }
+      let b = shared.observe { _ in secondCount += 1 }
+      runTogether(threads: threads) { _ in
+        for value in 0..<perThread { source.next(value) }
+      }
+      // The source's deliveries send into the shared producer: upstream first.
+      await source.flush()
+      await shared.flush()
+      #expect(calls.count == threads * perThread)
+      #expect(firstCount == threads * perThread && secondCount == threads * perThread)
+      a.dispose()
+      b.dispose()
     }
-    waitUntilIdle(source, shared)
-    #expect(calls.count == threads * perThread)
-    #expect(firstCount == threads * perThread && secondCount == threads * perThread)
-    a.dispose()
-    b.dispose()
   }
 
   @Test func valuesReceivesEverythingSentConcurrently() async {

@@ -255,8 +255,8 @@ import Testing
   /// two threads flood it and the other source (so every observation sees events, and the upstream
   /// goes 0 -> 1 -> 0 observers under the flood). Nothing stays behind: every observer's closure is
   /// released, and the upstreams have no observer left.
-  @Test func observingAndDisposingTenThousandTimesLeavesNothingBehind() {
-    withWatchdog("observingAndDisposingTenThousandTimesLeavesNothingBehind", seconds: 120) {
+  @Test func observingAndDisposingTenThousandTimesLeavesNothingBehind() async {
+    await withWatchdog("observingAndDisposingTenThousandTimesLeavesNothingBehind", seconds: 120) {
       let iterations = 10_000 * stressScale
       let a = EventProducer<Stamp>()
       let b = EventProducer<Stamp>(replayLength: 1)
@@ -286,7 +286,8 @@ import Testing
         stop.store(true, ordering: .releasing)
       }
       // Then, the upstreams idle, one of each at once, disposed in turn: 3 -> 2 -> 1 -> 0 observers.
-      waitUntilIdle(a, b)
+      await a.flush()
+      await b.flush()
       let last = TransitionCombiner.allCases.map { combiner in
         let token = tokens.make()
         return combiner.observe(a, b) { _ in withExtendedLifetime(token) {} }
