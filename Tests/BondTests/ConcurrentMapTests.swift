@@ -67,7 +67,7 @@ struct Rejected: Error {}
     }
     for value in 0..<60 { source.next(value) }
     source.finish()
-    #expect(ended.wait(timeout: .now() + 20) == .success)
+    #expect(ended.wait(timeout: .now() + outcomeWatchdogSeconds) == .success)
     #expect(results.items == (0..<60).map { $0 * 2 })
     #expect(running.peak <= 3 && running.peak >= 2, "peak \(running.peak)")
   }
@@ -110,7 +110,7 @@ struct Rejected: Error {}
     }
     for value in 0..<3 { source.next(value) }
     source.finish()
-    #expect(ended.wait(timeout: .now() + 20) == .success)
+    #expect(ended.wait(timeout: .now() + outcomeWatchdogSeconds) == .success)
     #expect(results.items.sorted() == [0, 1, 2] && results.items.last == 0, "\(results.items)")
   }
 
@@ -131,7 +131,7 @@ struct Rejected: Error {}
     }
     for value in 0..<4 { source.next(value) }
     source.finish()
-    #expect(ended.wait(timeout: .now() + 20) == .success)
+    #expect(ended.wait(timeout: .now() + outcomeWatchdogSeconds) == .success)
     #expect(results.items == ["0", "rejected", "20", "30"])
   }
 
@@ -151,7 +151,7 @@ struct Rejected: Error {}
     source.next(1)
     source.next(2)
     source.finish()
-    #expect(ended.wait(timeout: .now() + 20) == .success)
+    #expect(ended.wait(timeout: .now() + outcomeWatchdogSeconds) == .success)
     #expect(log.items == ["1", "2", "end"])
 
     let idle = EventProducer<Int>()

@@ -29,7 +29,7 @@ private final class CountingScheduler: Scheduler {
       if value == 999 { done.signal() }
     }
     for value in 0..<1000 { source.next(value) }
-    #expect(done.wait(timeout: .now() + 10) == .success)
+    #expect(done.wait(timeout: .now() + outcomeWatchdogSeconds) == .success)
     #expect(delivered.items == Array(0..<1000))
     observation.dispose()
     #expect(source.observerCount == 0)

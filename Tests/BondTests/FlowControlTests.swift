@@ -213,13 +213,13 @@ import Testing
       lane.observe { value in
         if value == 0 {
           entered.signal()
-          _ = gate.wait(timeout: .now() + 10)
+          _ = gate.wait(timeout: .now() + outcomeWatchdogSeconds)
         }
         received.add(value)
       }
     }
     source.next(0)
-    #expect(entered.wait(timeout: .now() + 10) == .success)
+    #expect(entered.wait(timeout: .now() + outcomeWatchdogSeconds) == .success)
     source.next(2)
     source.next(4)
     #expect(!source.isWritable, "lane 0 holds 2 waiting events")

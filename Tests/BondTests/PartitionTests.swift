@@ -19,7 +19,7 @@ import Testing
     }
     for value in 0..<500 { source.next(value) }
     source.finish()
-    #expect((0..<3).allSatisfy { _ in ends.wait(timeout: .now() + 10) == .success })
+    #expect((0..<3).allSatisfy { _ in ends.wait(timeout: .now() + outcomeWatchdogSeconds) == .success })
     let items = seen.items
     #expect(items.map(\.value).sorted() == Array(0..<500))
     for key in 0..<7 {
@@ -42,7 +42,7 @@ import Testing
     partition.dispose()
     #expect(partition.isDisposed)
     #expect(source.observerCount == 0)
-    #expect((0..<2).allSatisfy { _ in ends.wait(timeout: .now() + 10) == .success })
+    #expect((0..<2).allSatisfy { _ in ends.wait(timeout: .now() + outcomeWatchdogSeconds) == .success })
   }
 
   @Test func aDeallocatedPartitionDisposes() {
@@ -90,12 +90,12 @@ import Testing
       }
     }
     source.next(0)
-    #expect(entered.wait(timeout: .now() + 10) == .success)
+    #expect(entered.wait(timeout: .now() + outcomeWatchdogSeconds) == .success)
     for value in 1..<10 { source.next(value) }  // 9 more to the held lane: 2 kept, 7 dropped
     for value in 100..<110 { source.next(value) }  // 10 to the other lane, which is not held
     busy.signal()
     source.finish()
-    #expect((0..<2).allSatisfy { _ in ends.wait(timeout: .now() + 10) == .success })
+    #expect((0..<2).allSatisfy { _ in ends.wait(timeout: .now() + outcomeWatchdogSeconds) == .success })
     #expect(seen[lane(0)].items == delivered)
     // The other lane drops only if its queue fell behind: what it delivers is in order.
     let other = seen[lane(otherKey)].items

@@ -181,7 +181,7 @@ import Testing
       log.add("later")
       done.signal()
     }
-    #expect(done.wait(timeout: .now() + 10) == .success)
+    #expect(done.wait(timeout: .now() + outcomeWatchdogSeconds) == .success)
     #expect(log.items == ["now", "later"])
   }
 

@@ -17,6 +17,14 @@ func withWatchdog(_ name: String, seconds: Double, _ body: () -> Void) {
   finished.signal()
 }
 
+/// The least limit of an async scenario's watchdog, in seconds. In the parallel `swift test` the
+/// synchronous tests hold the cooperative pool's threads (two on a two-core machine) until they
+/// are done, so an async scenario that takes a second alone resumes after most of the suite has
+/// run: `eventsSentWhileTheStageIsPausedComeThrough` (0.7 s alone) took 60 to 107 s in ten runs of
+/// the suite on a loaded two-core machine, and over 120 s in one. The watchdog catches a hang; it
+/// must not count the time the scenario waits for a thread.
+let asyncWatchdogFloor: Double = 600
+
 /// Starts the timer thread of `withWatchdog`; the caller signals the semaphore when its body returns.
 private func startWatchdog(_ name: String, seconds: Double) -> DispatchSemaphore {
   let limit = watchdogOverride ?? seconds
@@ -120,9 +128,10 @@ final class Locked<Value>: @unchecked Sendable {
 }
 
 /// `withWatchdog` for an async scenario: the timer thread aborts the process if `body` has not
-/// returned after `seconds` (a continuation never resumed is a hang, and cancellation cannot end it).
+/// returned after `seconds`, and never before ``asyncWatchdogFloor`` (a continuation never resumed
+/// is a hang, and cancellation cannot end it).
 func withWatchdog(_ name: String, seconds: Double, _ body: () async -> Void) async {
-  let finished = startWatchdog(name, seconds: seconds)
+  let finished = startWatchdog(name, seconds: Swift.max(seconds, asyncWatchdogFloor))
   await body()
   finished.signal()
 }

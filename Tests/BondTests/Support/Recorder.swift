@@ -27,10 +27,17 @@ final class Tracked: @unchecked Sendable {
   init(_ name: String = "") { self.name = name }
 }
 
-/// Waits on this thread (polling) until `condition` holds, at most 10 s; returns whether it did.
-/// For outcomes that arrive on other threads (a worker, a scheduler): the test then checks them.
+/// How long ``waitUntil(_:)`` and ``waitUntilAsync(_:)`` wait before they give up, in seconds: a
+/// watchdog, not a measure. Generous because in the parallel `swift test` on two cores the
+/// synchronous stress tests hold the cooperative pool, so an outcome that needs a task (a
+/// concurrent `map`'s transform, an async sender) can wait a minute or more for a thread.
+let outcomeWatchdogSeconds: Double = 120
+
+/// Waits on this thread (polling) until `condition` holds, at most ``outcomeWatchdogSeconds``;
+/// returns whether it did. For outcomes that arrive on other threads (a worker, a scheduler): the
+/// test then checks them.
 func waitUntil(_ condition: () -> Bool) -> Bool {
-  let deadline = Date().addingTimeInterval(10)
+  let deadline = Date().addingTimeInterval(outcomeWatchdogSeconds)
   while !condition() {
     if Date() > deadline { return false }
     usleep(500)
@@ -41,7 +48,7 @@ func waitUntil(_ condition: () -> Bool) -> Bool {
 /// ``waitUntil(_:)`` for async tests: polls with `Task.sleep`, so it never blocks a thread of the
 /// cooperative pool that the tasks it waits for may need (2 threads on a 2-core machine).
 func waitUntilAsync(_ condition: () -> Bool) async -> Bool {
-  let deadline = Date().addingTimeInterval(10)
+  let deadline = Date().addingTimeInterval(outcomeWatchdogSeconds)
   while !condition() {
     if Date() > deadline { return false }
     try? await Task.sleep(for: .microseconds(500))
