@@ -15,7 +15,10 @@ LoggingSystem.bootstrap { label in
 }
 let logger = Logger(label: "ingest")
 let options: Options
-switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
+switch Options.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
+case .success(let parsed) where parsed.help:
+  print(Options.usage)
+  exit(0)
 case .success(let parsed): options = parsed
 case .failure(let error):
   FileHandle.standardError.write(Data("ingest-server: \(error.message)\n\(Options.usage)\n".utf8))
@@ -31,14 +34,21 @@ let store: any TotalsStore
 if options.memory {
   store = MemoryStore()
 } else {
+  let tls: PostgresClient.Configuration.TLS
+  do {
+    tls = try options.pgTLS.configuration()
+  } catch {
+    FileHandle.standardError.write(Data("ingest-server: --pg-tls \(options.pgTLS.rawValue): \(error)\n".utf8))
+    exit(2)
+  }
   let client = PostgresClient(
     configuration: .init(
       host: options.pgHost,
       port: options.pgPort,
       username: options.pgUser,
-      password: nil,
+      password: options.pgPassword,
       database: options.pgDatabase,
-      tls: .disable
+      tls: tls
     ),
     backgroundLogger: logger
   )
