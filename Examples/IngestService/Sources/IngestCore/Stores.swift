@@ -103,11 +103,11 @@ public struct PostgresStore: TotalsStore {
 extension PostgresTLSMode {
   /// The client's TLS setting for this mode: certificates are verified against the system's trust
   /// roots (`TLSConfiguration.makeClientConfiguration()`).
-  public func configuration() throws -> PostgresClient.Configuration.TLS {
+  public var configuration: PostgresClient.Configuration.TLS {
     switch self {
     case .disable: return .disable
-    case .prefer: return .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-    case .require: return .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+    case .prefer: return .prefer(TLSConfiguration.makeClientConfiguration())
+    case .require: return .require(TLSConfiguration.makeClientConfiguration())
     }
   }
 }

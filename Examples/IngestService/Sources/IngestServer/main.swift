@@ -34,13 +34,6 @@ let store: any TotalsStore
 if options.memory {
   store = MemoryStore()
 } else {
-  let tls: PostgresClient.Configuration.TLS
-  do {
-    tls = try options.pgTLS.configuration()
-  } catch {
-    FileHandle.standardError.write(Data("ingest-server: --pg-tls \(options.pgTLS.rawValue): \(error)\n".utf8))
-    exit(2)
-  }
   let client = PostgresClient(
     configuration: .init(
       host: options.pgHost,
@@ -48,7 +41,7 @@ if options.memory {
       username: options.pgUser,
       password: options.pgPassword,
       database: options.pgDatabase,
-      tls: tls
+      tls: options.pgTLS.configuration
     ),
     backgroundLogger: logger
   )
