@@ -4,6 +4,9 @@ import PackageDescription
 
 let package = Package(
   name: "Bond",
+  // Linux needs no entry. On Apple platforms, Bond's atomics and mutex come from the Synchronization
+  // module (`Atomic`, `Mutex`), which starts with these releases.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
   products: [
     .library(name: "Bond", targets: ["Bond"]),
     .library(name: "BondTesting", targets: ["BondTesting"]),

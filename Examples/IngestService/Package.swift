@@ -16,6 +16,8 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    // TLS to PostgreSQL (`--pg-tls`); postgres-nio depends on it already.
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -32,6 +34,7 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "NIOExtras", package: "swift-nio-extras"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),

@@ -28,19 +28,31 @@ public struct Options: Sendable {
   public var pgHost = "127.0.0.1"
   /// PostgreSQL's port.
   public var pgPort = 5432
-  /// PostgreSQL's user (trust or no password).
+  /// PostgreSQL's user.
   public var pgUser = "postgres"
+  /// PostgreSQL's password: `--pg-password`, else the `PGPASSWORD` environment variable, else none
+  /// (trust authentication).
+  public var pgPassword: String? = nil
+  /// Whether the connection to PostgreSQL uses TLS.
+  public var pgTLS = PostgresTLSMode.disable
   /// PostgreSQL's database.
   public var pgDatabase = "postgres"
   /// Empty the table at start.
   public var reset = false
+  /// `--help`: print the usage and exit.
+  public var help = false
 
   /// The defaults.
   public init() {}
 
   /// Parses `arguments` (without the program's name); `nil` and a message on a bad one.
-  public static func parse(_ arguments: [String]) -> Result<Options, OptionsError> {
+  /// `environment` supplies `PGPASSWORD` when `--pg-password` is not given.
+  public static func parse(
+    _ arguments: [String],
+    environment: [String: String] = [:]
+  ) -> Result<Options, OptionsError> {
     var options = Options()
+    options.pgPassword = environment["PGPASSWORD"]
     var rest = arguments[...]
     func int(_ name: String) throws(OptionsError) -> Int {
       guard let text = rest.popFirst(), let value = Int(text), value >= 0 else {
@@ -71,7 +83,15 @@ public struct Options: Sendable {
         case "--pg-port": options.pgPort = try int(argument)
         case "--pg-user": options.pgUser = try text(argument)
         case "--pg-database": options.pgDatabase = try text(argument)
+        case "--pg-password": options.pgPassword = try text(argument)
+        case "--pg-tls":
+          let value = try text(argument)
+          guard let mode = PostgresTLSMode(rawValue: value) else {
+            throw OptionsError(message: "--pg-tls needs disable, prefer or require (not \(value))")
+          }
+          options.pgTLS = mode
         case "--reset": options.reset = true
+        case "--help", "-h": options.help = true
         default: throw OptionsError(message: "unknown option \(argument)")
         }
       }
@@ -81,12 +101,42 @@ public struct Options: Sendable {
     return .success(options)
   }
 
-  /// The usage line.
+  /// The usage text, with the defaults.
   public static let usage = """
-    usage: ingest-server [--port P] [--http-port P] [--host A] [--memory] [--naive] [--batch-delay-ms N]
-                         [--max-line N] [--max-connections N] [--lanes N] [--lane-buffer N] [--batch-max N]
-                         [--batch-buffer N] [--pg-host H] [--pg-port P] [--pg-user U] [--pg-database D] [--reset]
+    usage: ingest-server [options]
+
+      --port P              the line protocol's TCP port (9400)
+      --http-port P         HTTP: GET /metrics, GET /totals (9401)
+      --host A              the address both listen on (127.0.0.1)
+      --memory              an in-memory store instead of PostgreSQL
+      --naive               one statement per line instead of one upsert per batch (for comparison)
+      --batch-delay-ms N    a delay per batch, in milliseconds: a slow sink (0)
+      --max-line N          a longer line closes its connection (256)
+      --max-connections N   connections beyond this many are refused (64)
+      --lanes N             the partition's lanes (4)
+      --lane-buffer N       each lane's bufferLimit (4096)
+      --batch-max N         at most this many lines per batch (4096)
+      --batch-buffer N      the batches stage's bufferLimit (16384)
+      --pg-host H           PostgreSQL's host (127.0.0.1)
+      --pg-port P           PostgreSQL's port (5432)
+      --pg-user U           PostgreSQL's user (postgres)
+      --pg-password W       PostgreSQL's password (default: $PGPASSWORD, else none: trust authentication)
+      --pg-database D       PostgreSQL's database (postgres)
+      --pg-tls MODE         disable | prefer | require: TLS to PostgreSQL, certificates verified
+                            against the system's trust roots (disable)
+      --reset               empty the table at start
+      --help, -h            print this and exit
     """
+}
+
+/// How the connection to PostgreSQL uses TLS (`--pg-tls`).
+public enum PostgresTLSMode: String, Sendable {
+  /// No TLS.
+  case disable
+  /// TLS if the server offers it, else plain.
+  case prefer
+  /// TLS or no connection.
+  case require
 }
 
 /// A bad command line.

@@ -1,4 +1,5 @@
 import Logging
+import NIOSSL
 import PostgresNIO
 
 /// What a batch adds to one key: the store adds it to the key's row.
@@ -96,5 +97,17 @@ public struct PostgresStore: TotalsStore {
       result[key] = StoredTotal(total: total, lines: lines)
     }
     return result
+  }
+}
+
+extension PostgresTLSMode {
+  /// The client's TLS setting for this mode: certificates are verified against the system's trust
+  /// roots (`TLSConfiguration.makeClientConfiguration()`).
+  public var configuration: PostgresClient.Configuration.TLS {
+    switch self {
+    case .disable: return .disable
+    case .prefer: return .prefer(TLSConfiguration.makeClientConfiguration())
+    case .require: return .require(TLSConfiguration.makeClientConfiguration())
+    }
   }
 }

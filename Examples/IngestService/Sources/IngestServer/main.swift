@@ -15,7 +15,10 @@ LoggingSystem.bootstrap { label in
 }
 let logger = Logger(label: "ingest")
 let options: Options
-switch Options.parse(Array(CommandLine.arguments.dropFirst())) {
+switch Options.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
+case .success(let parsed) where parsed.help:
+  print(Options.usage)
+  exit(0)
 case .success(let parsed): options = parsed
 case .failure(let error):
   FileHandle.standardError.write(Data("ingest-server: \(error.message)\n\(Options.usage)\n".utf8))
@@ -36,9 +39,9 @@ if options.memory {
       host: options.pgHost,
       port: options.pgPort,
       username: options.pgUser,
-      password: nil,
+      password: options.pgPassword,
       database: options.pgDatabase,
-      tls: .disable
+      tls: options.pgTLS.configuration
     ),
     backgroundLogger: logger
   )
