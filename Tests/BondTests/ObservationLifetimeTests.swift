@@ -56,6 +56,49 @@ import Testing
     Entry(name: "deliverOn(DedicatedThreadScheduler)") { source, _, observer in
       source.deliverOn(DedicatedThreadScheduler()).observe { _ in observer() }
     },
+    Entry(name: "rewrite") { source, _, observer in source.rewrite(0).observe { _ in observer() } },
+    Entry(name: "skip(while:)") { source, _, observer in source.skip(while: { $0 < 2 }).observe { _ in observer() } },
+    Entry(name: "distinct(by:)") { source, _, observer in source.distinct(by: ==).observe { _ in observer() } },
+    Entry(name: "reduce") { source, _, observer in source.reduce(0, +).observe { _ in observer() } },
+    Entry(name: "last") { source, _, observer in source.last().observe { _ in observer() } },
+    Entry(name: "min") { source, _, observer in source.min().observe { _ in observer() } },
+    Entry(name: "contains(where:)") { source, _, observer in
+      source.contains(where: { $0 > 100 }).observe { _ in observer() }
+    },
+    Entry(name: "allSatisfy") { source, _, observer in source.allSatisfy { $0 < 100 }.observe { _ in observer() } },
+    Entry(name: "observeNew") { source, _, observer in source.observeNew { _ in observer() } },
+    Entry(name: "eraseToAnyEventProducer") { source, _, observer in
+      source.eraseToAnyEventProducer().observe { _ in observer() }
+    },
+    Entry(name: "sample") { source, other, observer in source.sample(other).observe { _ in observer() } },
+    Entry(name: "flatMap(.merge)") { source, other, observer in
+      source.flatMap(.merge) { _ in other }.observe { _ in observer() }
+    },
+    Entry(name: "flatMap(.latest)") { source, other, observer in
+      source.flatMap(.latest) { _ in other }.observe { _ in observer() }
+    },
+    Entry(name: "throttle(for:scheduler:)") { source, _, observer in
+      source.throttle(for: .milliseconds(1), scheduler: DispatchQueue(label: "lifetime")).observe { _ in observer() }
+    },
+    Entry(name: "debounce(for:scheduler:)") { source, _, observer in
+      source.debounce(for: .milliseconds(1), scheduler: DispatchQueue(label: "lifetime")).observe { _ in observer() }
+    },
+    Entry(name: "delay(for:scheduler:)") { source, _, observer in
+      source.delay(for: .milliseconds(1), scheduler: DispatchQueue(label: "lifetime")).observe { _ in observer() }
+    },
+    Entry(name: "timeout(for:scheduler:)") { source, _, observer in
+      source.timeout(for: .seconds(600), scheduler: DispatchQueue(label: "lifetime")).observe { _ in observer() }
+    },
+    Entry(name: "collect(count:orEvery:scheduler:)") { source, _, observer in
+      source.collect(count: 2, orEvery: .seconds(600), scheduler: DispatchQueue(label: "lifetime"))
+        .observe { _ in observer() }
+    },
+    Entry(name: "batches(on:)") { source, _, observer in
+      source.batches(on: DispatchQueue(label: "lifetime")).observe { _ in observer() }
+    },
+    Entry(name: "deliverOn(_:bufferLimit:)") { source, _, observer in
+      source.deliverOn(DispatchQueue(label: "lifetime"), bufferLimit: 16).observe { _ in observer() }
+    },
     Entry(name: "map(maxConcurrent:)") { source, _, observer in
       source.map(maxConcurrent: 2) { $0 }.observe { _ in observer() }
     },
@@ -90,15 +133,23 @@ import Testing
     return true
   }
 
-  @Test(arguments: entries)
-  func disposingReleasesTheObserverWhileTheDisposableIsKept(_ entry: Entry) {
+  /// Observes through `entry` and sends three events into each source.
+  static func observeAndSend(
+    _ entry: Entry
+  ) -> (source: EventProducer<Int>, other: EventProducer<Int>, disposable: any DisposableType, released: () -> Bool) {
     let source = EventProducer<Int>()
     let other = EventProducer<Int>()
-    let (disposable, released) = Self.observe(entry, source, other)
+    let (disposable, released) = observe(entry, source, other)
     for value in 1...3 {
       source.next(value)
       other.next(value)
     }
+    return (source, other, disposable, released)
+  }
+
+  @Test(arguments: entries)
+  func disposingReleasesTheObserverWhileTheDisposableIsKept(_ entry: Entry) {
+    let (source, other, disposable, released) = Self.observeAndSend(entry)
     disposable.dispose()
     #expect(disposable.isDisposed)
     #expect(Self.eventually(released), "\(entry.name): the observer's closure was kept after dispose()")
@@ -107,13 +158,7 @@ import Testing
 
   @Test(arguments: entries)
   func theEndReleasesTheObserverWhileTheDisposableIsKept(_ entry: Entry) {
-    let source = EventProducer<Int>()
-    let other = EventProducer<Int>()
-    let (disposable, released) = Self.observe(entry, source, other)
-    for value in 1...3 {
-      source.next(value)
-      other.next(value)
-    }
+    let (source, other, disposable, released) = Self.observeAndSend(entry)
     other.finish()
     source.finish()
     #expect(Self.eventually { disposable.isDisposed }, "\(entry.name): not disposed after the end")
