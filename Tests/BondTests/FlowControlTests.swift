@@ -237,7 +237,7 @@ import Testing
     try await source.send(1)  // writable: sent at once, into the stage's buffer
     #expect(!source.isWritable)
     let sender = Task { try await source.send(2) }
-    try await Task.sleep(for: .milliseconds(50))
+    #expect(await waitUntilAsync { source.waitingSenders == 1 }, "the sender waits for the release")
     #expect(received.items.isEmpty)
     clock.run()  // delivers 1 and releases: the sender goes on
     try await sender.value
@@ -252,7 +252,7 @@ import Testing
     source.deliverOn(clock, bufferLimit: 1, whenFull: .backpressure).observe { received.add($0) }
     source.next(1)
     let sender = Task { try await source.send(2) }
-    try? await Task.sleep(for: .milliseconds(50))
+    #expect(await waitUntilAsync { source.waitingSenders == 1 }, "the sender waits for the release")
     sender.cancel()
     let result = await sender.result
     #expect(throws: CancellationError.self) { try result.get() }
@@ -269,7 +269,7 @@ import Testing
       .observe { _ in }
     source.next(1)
     let sender = Task { try await source.send(2) }
-    try await Task.sleep(for: .milliseconds(20))
+    #expect(await waitUntilAsync { source.waitingSenders == 1 }, "the sender waits for the release")
     observation.dispose()
     try await sender.value  // released: it goes on (and its event reaches nobody)
     #expect(source.isWritable && stats.bufferedCount == 0)

@@ -87,7 +87,7 @@ import Testing
     }
     let sender = Task { try await producer.send(contentsOf: chunks) }
     #expect(await waitUntilAsync { !producer.isWritable })
-    try await Task.sleep(for: .milliseconds(20))
+    #expect(await waitUntilAsync { producer.waitingSenders == 1 }, "the sender waits before its next array")
     #expect(received.items.isEmpty)
     #expect(
       await waitUntilAsync {

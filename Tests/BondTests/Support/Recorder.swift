@@ -1,4 +1,5 @@
 import Foundation
+@testable import Bond
 
 /// A thread-safe log of what observers received.
 final class Recorder<T>: @unchecked Sendable {
@@ -54,4 +55,12 @@ func waitUntilAsync(_ condition: () -> Bool) async -> Bool {
     try? await Task.sleep(for: .microseconds(500))
   }
   return true
+}
+
+extension EventProducer {
+  /// The senders (`send(_:)`, `send(contentsOf:)`) suspended until this producer is writable: a
+  /// test waits for this outcome instead of sleeping until a sender has started waiting.
+  var waitingSenders: Int {
+    flowGate.load()?.state.withLock { $0.waiters.count } ?? 0
+  }
 }
