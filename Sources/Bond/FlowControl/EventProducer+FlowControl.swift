@@ -5,18 +5,6 @@ import Synchronization
 // element). How the pressure gets here: `FlowGate.swift`.
 
 extension EventProducer {
-  /// This producer's gate, created with the first call (a finished producer's at once finished).
-  @usableFromInline
-  var gate: FlowGate {
-    if let existing = flowGate.load() { return existing }
-    let gate = flowGate.storeIfNil(FlowGate())
-    // A finish() that read no gate before this one was stored is seen here: with the fence in
-    // finish(), at least one of the two sees the other's store (the store-buffer pattern).
-    atomicMemoryFence(ordering: .sequentiallyConsistent)
-    if isFinished { gate.finish() }
-    return gate
-  }
-
   /// Whether an async sender may send now without waiting: `false` while a `.backpressure` stage
   /// that one of this producer's observations reaches without crossing another stage is under
   /// pressure (see <doc:FlowControlGuide>). A finished producer is writable.
@@ -39,8 +27,38 @@ extension EventProducer {
   /// source.writability.observe { writable in writable ? socket.resumeReads() : socket.pauseReads() }
   /// ```
   public var writability: AnyEventProducer<Bool> {
-    let gate = self.gate
-    return gate.writabilityChanges.map { _ in gate.isWritable }.distinct().eraseToAnyEventProducer()
+    Writability(gate: gate).eraseToAnyEventProducer()
+  }
+}
+
+/// ``EventProducer/writability``: the gate's changes, each read as the gate's `isWritable` at the
+/// moment it reaches the observer, never the same value twice in a row to one observer. (The
+/// `map`-then-`distinct()` of the operators' layer, written here so that flow control uses nothing
+/// above Core.)
+@usableFromInline
+struct Writability: EventProducerType {
+  @usableFromInline let gate: FlowGate
+
+  @usableFromInline
+  init(gate: FlowGate) { self.gate = gate }
+
+  @usableFromInline
+  var replayLength: Int { 1 }
+
+  @usableFromInline
+  func observe(with observer: EventObserver<Bool>) -> any DisposableType {
+    let gate = gate
+    // Per-observer state: delivery to one observer is never concurrent (guarantee 1), so a plain
+    // captured var is safe, as in `distinct()`.
+    var last: Bool?
+    return gate.writabilityChanges.observe(
+      with: observer.withEvent { _ in
+        let writable = gate.isWritable
+        if last == writable { return }
+        last = writable
+        observer.event(writable)
+      }
+    )
   }
 }
 

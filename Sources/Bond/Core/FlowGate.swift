@@ -265,3 +265,17 @@ struct LazyObjectSlot<Object: AnyObject>: ~Copyable, @unchecked Sendable {
     storage.load(ordering: .acquiring)?.release()
   }
 }
+
+extension EventProducer {
+  /// This producer's gate, created with the first call (a finished producer's at once finished).
+  @usableFromInline
+  var gate: FlowGate {
+    if let existing = flowGate.load() { return existing }
+    let gate = flowGate.storeIfNil(FlowGate())
+    // A finish() that read no gate before this one was stored is seen here: with the fence in
+    // finish(), at least one of the two sees the other's store (the store-buffer pattern).
+    atomicMemoryFence(ordering: .sequentiallyConsistent)
+    if isFinished { gate.finish() }
+    return gate
+  }
+}
