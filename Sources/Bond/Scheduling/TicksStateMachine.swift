@@ -32,18 +32,24 @@ struct TicksStateMachine: Sendable {
     self.repeats = repeats
   }
 
-  /// Stores the cancel handle of the timer just scheduled; returns it when it must be disposed
-  /// (disposed meanwhile).
+  /// Stores the cancel handle of the timer just scheduled for tick `tick`; returns it when it must
+  /// be disposed (disposed meanwhile).
+  ///
+  /// The timer may have fired before its handle arrives here (a short period, a busy scheduling
+  /// thread): its tick is then taken (`nextTick` is past it), and the handle is spent: dropped, never
+  /// stored over the handle of the next tick's timer.
   @inlinable
-  mutating func timerScheduled(_ handle: any DisposableType) -> (any DisposableType)? {
+  mutating func timerScheduled(_ handle: any DisposableType, forTick tick: Int) -> (any DisposableType)? {
     switch state {
     case .over:
       return handle
-    case .waiting(nil):
+    case .waiting(nil) where nextTick == tick:
       state = .waiting(timer: handle)
       return nil
+    case .waiting(.some) where nextTick == tick:
+      preconditionFailure("TicksStateMachine.timerScheduled: a second timer for tick \(tick)")
     case .waiting, .delivering:
-      preconditionFailure("Internal inconsistency")  // one timer at a time
+      return nil  // that timer has fired: its tick is taken
     }
   }
 
@@ -118,7 +124,7 @@ final class TicksSink<S: Scheduler>: DisposableType {
   func scheduleTick(_ tick: Int = 0) {
     // The timer holds this sink until it fires or is cancelled by dispose(), which breaks the cycle.
     let handle = scheduler.schedule(after: delay(untilTick: tick)) { [self] in self.fired() }
-    let cancel = state.withLock { $0.machine.timerScheduled(handle) }
+    let cancel = state.withLock { $0.machine.timerScheduled(handle, forTick: tick) }
     cancel?.dispose()
   }
 
