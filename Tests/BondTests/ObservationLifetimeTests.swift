@@ -32,9 +32,10 @@ import Testing
     init(
       name: String,
       neverEnds: String? = nil,
-      observe: @escaping @Sendable (
-        _ source: EventProducer<Int>, _ other: EventProducer<Int>, _ observer: @escaping @Sendable () -> Void
-      ) -> any DisposableType
+      observe:
+        @escaping @Sendable (
+          _ source: EventProducer<Int>, _ other: EventProducer<Int>, _ observer: @escaping @Sendable () -> Void
+        ) -> any DisposableType
     ) {
       self.name = name
       self.neverEnds = neverEnds
@@ -67,7 +68,8 @@ import Testing
       source.withLatestFrom(other).observe { _ in observer() }
     },
     Entry(name: "merge") { source, other, observer in merge([source, other]).observe { _ in observer() } },
-    Entry(name: "groupBy(maxGroups:_:)") { source, _, observer in source.groupBy { $0 % 2 }.observe { _ in observer() } },
+    Entry(name: "groupBy(maxGroups:_:)") { source, _, observer in source.groupBy { $0 % 2 }.observe { _ in observer() }
+    },
     Entry(name: "share(replayLength:)") { source, _, observer in source.share().observe { _ in observer() } },
     Entry(name: "deliverOn(_:) on DispatchQueue") { source, _, observer in
       source.deliverOn(DispatchQueue(label: "lifetime")).observe { _ in observer() }
@@ -128,7 +130,8 @@ import Testing
       source.tryMap(maxConcurrent: 2) { $0 }.observe { _ in observer() }
     },
     Entry(name: "observe(_:finished:)") { source, _, observer in source.observe({ _ in observer() }, finished: {}) },
-    Entry(name: "observe(_:registered:)") { source, _, observer in source.observe({ _ in observer() }, registered: {}) },
+    Entry(name: "observe(_:registered:)") { source, _, observer in source.observe({ _ in observer() }, registered: {})
+    },
     Entry(name: "observe(with:)") { source, _, observer in
       source.observe(with: EventObserver { _ in observer() })
     },
@@ -138,7 +141,8 @@ import Testing
     Entry(name: "observeNew(with:)") { source, _, observer in
       source.observeNew(with: EventObserver { _ in observer() })
     },
-    Entry(name: "log(_:to:)") { source, _, observer in source.log("lifetime", to: { _ in }).observe { _ in observer() } },
+    Entry(name: "log(_:to:)") { source, _, observer in source.log("lifetime", to: { _ in }).observe { _ in observer() }
+    },
     Entry(name: "ignoreNil()") { source, _, observer in
       source.map { Optional($0) }.ignoreNil().observe { _ in observer() }
     },
@@ -152,14 +156,16 @@ import Testing
     Entry(name: "merge(maxConcurrent:)") { source, other, observer in
       source.map { _ in other }.merge(maxConcurrent: 1).observe { _ in observer() }
     },
-    Entry(name: "concat()") { source, other, observer in source.map { _ in other }.concat().observe { _ in observer() } },
+    Entry(name: "concat()") { source, other, observer in source.map { _ in other }.concat().observe { _ in observer() }
+    },
     Entry(name: "switchToLatest()") { source, other, observer in
       source.map { _ in other }.switchToLatest().observe { _ in observer() }
     },
     Entry(name: "merge of existentials") { source, other, observer in
       merge([source as any EventProducerType<Int>, other]).observe { _ in observer() }
     },
-    Entry(name: "combineLatest") { source, other, observer in combineLatest(source, other).observe { _ in observer() } },
+    Entry(name: "combineLatest") { source, other, observer in combineLatest(source, other).observe { _ in observer() }
+    },
     Entry(name: "zip") { source, other, observer in zip(source, other).observe { _ in observer() } },
     Entry(name: "race") { source, other, observer in race([source, other]).observe { _ in observer() } },
     Entry(name: "timeout(for:scheduler:sending:)") { source, _, observer in
@@ -195,7 +201,8 @@ import Testing
         .observe { _ in observer() }
     },
     Entry(name: "partition(lanes:bufferLimit:whenFull:statistics:on:by:)") { source, _, observer in
-      source.partition(lanes: 2, on: [DispatchQueue(label: "lifetime"), DispatchQueue(label: "lifetime")]) { $0 % 2 }.lanes[0]
+      source.partition(lanes: 2, on: [DispatchQueue(label: "lifetime"), DispatchQueue(label: "lifetime")]) { $0 % 2 }
+        .lanes[0]
         .observe { _ in observer() }
     },
     Entry(name: "filterElements(_:)") { source, _, observer in
@@ -225,12 +232,16 @@ import Testing
       EventProducer<Int>.timer(after: 0.001, scheduler: DispatchQueue(label: "lifetime")).observe { _ in observer() }
     },
     Entry(name: "EventProducer.interval(every:scheduler:)", neverEnds: "a tick stream ends only when disposed") {
-      _, _, observer in
+      _,
+      _,
+      observer in
       EventProducer<Int>.interval(every: .milliseconds(1), scheduler: DispatchQueue(label: "lifetime"))
         .observe { _ in observer() }
     },
     Entry(name: "EventProducer.interval(seconds:scheduler:)", neverEnds: "a tick stream ends only when disposed") {
-      _, _, observer in
+      _,
+      _,
+      observer in
       EventProducer<Int>.interval(seconds: 0.001, scheduler: DispatchQueue(label: "lifetime"))
         .observe { _ in observer() }
     },
