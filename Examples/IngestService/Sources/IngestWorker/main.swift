@@ -32,6 +32,7 @@ let usage = """
                            PostgreSQL (127.0.0.1, 5432, postgres, $PGPASSWORD, postgres)
     --reset                empty ingest_totals and ingest_applied at start
     --name NAME            this worker's name in the logs (worker-<pid>)
+    --progress-ms N        log the counts every N ms (0: only at the end)
   """
 
 struct WorkerOptions: Sendable {
@@ -51,6 +52,7 @@ struct WorkerOptions: Sendable {
   var pgDatabase = "postgres"
   var reset = false
   var name = "worker-\(ProcessInfo.processInfo.processIdentifier)"
+  var progressMilliseconds = 0
 
   static func parse(_ arguments: [String]) -> WorkerOptions {
     var options = WorkerOptions()
@@ -85,6 +87,7 @@ struct WorkerOptions: Sendable {
       case "--pg-database": options.pgDatabase = text(argument)
       case "--reset": options.reset = true
       case "--name": options.name = text(argument)
+      case "--progress-ms": options.progressMilliseconds = int(argument)
       case "--help", "-h":
         print(usage)
         exit(0)
@@ -199,7 +202,16 @@ struct Worker: Service {
       }
     }
 
+    let progress = Task {
+      guard options.progressMilliseconds > 0 else { return }
+      while !Task.isCancelled {
+        try? await Task.sleep(for: .milliseconds(options.progressMilliseconds))
+        logger.info("progress", metadata: counts.metadata)
+      }
+    }
+
     try? await gracefulShutdown()
+    progress.cancel()
     logger.info("stopping: no more fetches, draining", metadata: counts.metadata)
     source.stop()
     for await _ in ended {}
