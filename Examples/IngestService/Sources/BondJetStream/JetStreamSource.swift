@@ -73,6 +73,9 @@ public final class JetStreamMessage: @unchecked Sendable {
 /// source.start()
 /// ...
 /// source.stop()   // no more fetches; `messages` finishes after the last one
+/// // ... once the last batch is committed and acknowledged:
+/// source.close()
+/// connection.close()
 /// ```
 ///
 /// Pull is demand: a fetch of up to `fetchBatch` messages is asked for only while `messages` is
@@ -193,6 +196,16 @@ public final class JetStreamSource: Sendable {
     }
   }
 
+  /// Frees the subscription, once the source is stopped and every message it sent is
+  /// acknowledged or released (an ack needs the subscription). The consumer stays on the server.
+  public func close() {
+    // acquiring: pairs with stop()'s releasing store.
+    precondition(stopping.load(ordering: .acquiring), "JetStreamSource.close(): call stop() first")
+    finished.wait()
+    finished.signal()
+    natsSubscription_Destroy(subscription.pointer)
+  }
+
   private func fetchLoop() {
     let messages = self.messages
     let writable = self.writable
@@ -204,7 +217,6 @@ public final class JetStreamSource: Sendable {
     defer {
       observer.dispose()
       messages.finish()
-      natsSubscription_Destroy(subscription.pointer)
       finished.signal()
     }
     // acquiring: pairs with stop()'s releasing store.

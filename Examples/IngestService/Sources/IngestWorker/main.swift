@@ -216,7 +216,9 @@ struct Worker: Service {
     source.stop()
     for await _ in ended {}
     pruning.cancel()
+    await pruning.value  // its consumer-info call must end before the connection closes
     subscription.dispose()
+    source.close()
     connection.close()  // flushes the last acks
     var metadata = counts.metadata
     metadata["fetched"] = "\(source.fetchedCount)"
