@@ -67,7 +67,10 @@ public final class JetStreamSink: Sendable {
     retryDelay: Duration = .milliseconds(200),
     onRetry: (@Sendable (JetStreamError, Int) -> Void)? = nil
   ) {
-    precondition(maxInFlight >= 1, "JetStreamSink(connection:maxInFlight:): maxInFlight must be at least 1, got \(maxInFlight)")
+    precondition(
+      maxInFlight >= 1,
+      "JetStreamSink(connection:maxInFlight:): maxInFlight must be at least 1, got \(maxInFlight)"
+    )
     self.connection = connection
     self.ackTimeout = ackTimeout
     self.retryDelay = retryDelay

@@ -27,7 +27,9 @@ public final class JetStreamMessage: @unchecked Sendable {
     subject = String(cString: natsMsg_GetSubject(message))
     let length = Int(natsMsg_GetDataLength(message))
     if length > 0, let data = natsMsg_GetData(message) {
-      payload = data.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+      payload = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+        Array(UnsafeBufferPointer(start: $0, count: length))
+      }
     } else {
       payload = []
     }
@@ -134,7 +136,10 @@ public final class JetStreamSource: Sendable {
     fetchTimeout: Duration = .milliseconds(500),
     onError: (@Sendable (JetStreamError) -> Void)? = nil
   ) throws {
-    precondition(fetchBatch >= 1, "JetStreamSource(connection:stream:durable:...): fetchBatch must be at least 1, got \(fetchBatch)")
+    precondition(
+      fetchBatch >= 1,
+      "JetStreamSource(connection:stream:durable:...): fetchBatch must be at least 1, got \(fetchBatch)"
+    )
     try connection.ensureConsumer(
       stream: stream,
       durable: durable,
@@ -150,10 +155,20 @@ public final class JetStreamSource: Sendable {
       durable.withCString { cDurable in
         options.Stream = cStream
         options.Consumer = cDurable  // bind to the consumer made above: never create one here
-        return js_PullSubscribe(&subscription, connection.context, filterSubject ?? "", cDurable, nil, &options, &errorCode)
+        return js_PullSubscribe(
+          &subscription,
+          connection.context,
+          filterSubject ?? "",
+          cDurable,
+          nil,
+          &options,
+          &errorCode
+        )
       }
     }
-    guard status == NATS_OK, let subscription else { throw JetStreamError("js_PullSubscribe(\(durable))", status, errorCode) }
+    guard status == NATS_OK, let subscription else {
+      throw JetStreamError("js_PullSubscribe(\(durable))", status, errorCode)
+    }
     self.connection = connection
     self.subscription = SubscriptionHandle(subscription)
     self.fetchBatch = fetchBatch
@@ -227,7 +242,13 @@ public final class JetStreamSource: Sendable {
       }
       var list = natsMsgList()
       var errorCode = jsErrCode(rawValue: 0)
-      let status = natsSubscription_Fetch(&list, subscription.pointer, Int32(fetchBatch), fetchTimeout.milliseconds, &errorCode)
+      let status = natsSubscription_Fetch(
+        &list,
+        subscription.pointer,
+        Int32(fetchBatch),
+        fetchTimeout.milliseconds,
+        &errorCode
+      )
       if status == NATS_OK {
         let count = Int(list.Count)
         for index in 0..<count {

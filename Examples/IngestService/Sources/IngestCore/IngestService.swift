@@ -94,7 +94,8 @@ public struct IngestService: Service {
       "listening",
       metadata: [
         "lines": "\(options.host):\(options.port)", "http": "\(options.host):\(options.httpPort)",
-        "store": "\(options.jetstream.map { "jetstream \($0)" } ?? (options.memory ? "memory" : "postgresql"))", "naive": "\(options.naive)",
+        "store": "\(options.jetstream.map { "jetstream \($0)" } ?? (options.memory ? "memory" : "postgresql"))",
+        "naive": "\(options.naive)",
         "batch-delay-ms": "\(options.batchDelayMilliseconds)",
       ]
     )

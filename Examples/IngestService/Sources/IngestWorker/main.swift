@@ -182,7 +182,10 @@ struct Worker: Service {
         for item in batch { item.message.ack() }
         return batch.count
       }
-      .observe { _ in } finished: { end.finish() }
+      .observe { _ in
+      } finished: {
+        end.finish()
+      }
     source.start()
     logger.info(
       "fetching",
@@ -196,7 +199,10 @@ struct Worker: Service {
     let pruning = Task {
       while !Task.isCancelled {
         try? await Task.sleep(for: .seconds(2))
-        guard let state = try? await onThread({ try connection.consumerState(stream: JetStreamGateway.stream, durable: options.durable) })
+        guard
+          let state = try? await onThread({
+            try connection.consumerState(stream: JetStreamGateway.stream, durable: options.durable)
+          })
         else { continue }
         try? await store.prune(below: state.acknowledgedBelow)
       }
