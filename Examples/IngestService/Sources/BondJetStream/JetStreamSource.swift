@@ -203,11 +203,12 @@ public final class JetStreamSource: Sendable {
   /// Waits (suspended) until the fetch thread has ended and ``messages`` has finished.
   public func waitUntilStopped() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      DispatchQueue.global().async {
+      // A thread of its own: the wait blocks, and Swift's pool is not for blocking.
+      Thread {
         self.finished.wait()
         self.finished.signal()  // for another waiter
         continuation.resume()
-      }
+      }.start()
     }
   }
 
