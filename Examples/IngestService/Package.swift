@@ -10,6 +10,10 @@ let package = Package(
   products: [
     .executable(name: "ingest-server", targets: ["IngestServer"]),
     .executable(name: "ingest-load", targets: ["IngestLoad"]),
+    .executable(name: "ingest-worker", targets: ["IngestWorker"]),
+    // A thin Swift layer over the NATS C client: a JetStream publisher and a durable pull consumer
+    // as Bond producers, for users to take.
+    .library(name: "BondJetStream", targets: ["BondJetStream"]),
   ],
   dependencies: [
     .package(name: "Bond", path: "../.."),
@@ -39,9 +43,23 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
+        "BondJetStream",
       ]
     ),
     .executableTarget(name: "IngestServer", dependencies: ["IngestCore"]),
+    // The official NATS C client (Debian's libnats-dev), the only way to NATS from this package.
+    .systemLibrary(name: "CNATS", pkgConfig: "libnats", providers: [.apt(["libnats-dev"])]),
+    .target(name: "BondJetStream", dependencies: [.product(name: "Bond", package: "Bond"), "CNATS"]),
+    .executableTarget(
+      name: "IngestWorker",
+      dependencies: [
+        "IngestCore", "BondJetStream",
+        .product(name: "Bond", package: "Bond"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
     .executableTarget(
       name: "IngestLoad",
       dependencies: [

@@ -30,7 +30,21 @@ public final class IngestPipeline: Sendable {
   public let acceptedCount = Atomic<Int>(0)
 
   /// Builds the pipeline and starts observing it.
-  public init(lanes: Int, laneBuffer: Int, batchMax: Int, batchBuffer: Int, writer: BatchWriter) {
+  public convenience init(lanes: Int, laneBuffer: Int, batchMax: Int, batchBuffer: Int, writer: BatchWriter) {
+    self.init(lanes: lanes, laneBuffer: laneBuffer, batchMax: batchMax, batchBuffer: batchBuffer) { batch in
+      await writer.write(batch)
+    }
+  }
+
+  /// Builds the pipeline with `write` as its sink (it returns the batch's number of lines once
+  /// they are safe: in a store, or published to JetStream by the gateway) and starts observing it.
+  public init(
+    lanes: Int,
+    laneBuffer: Int,
+    batchMax: Int,
+    batchBuffer: Int,
+    write: @escaping @Sendable ([KeyTotal]) async -> Int
+  ) {
     partition = input.partition(
       lanes: lanes,
       bufferLimit: laneBuffer,
@@ -51,7 +65,7 @@ public final class IngestPipeline: Sendable {
         whenFull: .backpressure,
         statistics: batchStatistics
       )
-      .map(maxConcurrent: 1, bufferLimit: 2, statistics: writerStatistics) { batch in await writer.write(batch) }
+      .map(maxConcurrent: 1, bufferLimit: 2, statistics: writerStatistics, write)
       .observe { count in
         linesWritten.add(count)
       } finished: {

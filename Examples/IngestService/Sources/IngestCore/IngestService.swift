@@ -36,13 +36,15 @@ public struct IngestService: Service {
     let metrics = IngestMetrics()
     let delay: Duration? = options.batchDelayMilliseconds > 0 ? .milliseconds(options.batchDelayMilliseconds) : nil
     let writer = BatchWriter(store: store, delay: delay, naive: options.naive, logger: logger)
+    let gateway = try options.jetstream.map { try JetStreamGateway(url: $0, logger: logger) }
     let pipeline = IngestPipeline(
       lanes: options.lanes,
       laneBuffer: options.laneBuffer,
       batchMax: options.batchMax,
-      batchBuffer: options.batchBuffer,
-      writer: writer
-    )
+      batchBuffer: options.batchBuffer
+    ) { batch in
+      if let gateway { await gateway.publish(batch) } else { await writer.write(batch) }
+    }
     let connections = ConnectionRegistry(maxConnections: options.maxConnections, metrics: metrics)
     let writability = pipeline.input.writability.observe { writable in
       connections.writabilityChanged(writable)
@@ -92,7 +94,8 @@ public struct IngestService: Service {
       "listening",
       metadata: [
         "lines": "\(options.host):\(options.port)", "http": "\(options.host):\(options.httpPort)",
-        "store": "\(options.memory ? "memory" : "postgresql")", "naive": "\(options.naive)",
+        "store": "\(options.jetstream.map { "jetstream \($0)" } ?? (options.memory ? "memory" : "postgresql"))",
+        "naive": "\(options.naive)",
         "batch-delay-ms": "\(options.batchDelayMilliseconds)",
       ]
     )
@@ -115,6 +118,7 @@ public struct IngestService: Service {
       "pipeline drained",
       metadata: ["accepted": "\(accepted)", "written": "\(written)", "all-in-store": "\(accepted == written)"]
     )
+    gateway?.close()
     try? await httpServer.close()
   }
 

@@ -39,6 +39,9 @@ public struct Options: Sendable {
   public var pgDatabase = "postgres"
   /// Empty the table at start.
   public var reset = false
+  /// `--jetstream URL`: the gateway: every accepted line is published to JetStream's stream
+  /// `INGEST` (subject `ingest.<lane>`) instead of a store; workers (`ingest-worker`) apply them.
+  public var jetstream: String? = nil
   /// `--help`: print the usage and exit.
   public var help = false
 
@@ -91,6 +94,7 @@ public struct Options: Sendable {
           }
           options.pgTLS = mode
         case "--reset": options.reset = true
+        case "--jetstream": options.jetstream = try text(argument)
         case "--help", "-h": options.help = true
         default: throw OptionsError(message: "unknown option \(argument)")
         }
@@ -125,6 +129,8 @@ public struct Options: Sendable {
       --pg-tls MODE         disable | prefer | require: TLS to PostgreSQL, certificates verified
                             against the system's trust roots (disable)
       --reset               empty the table at start
+      --jetstream URL       the gateway: publish every accepted line to JetStream (stream INGEST,
+                            subject ingest.<lane>) at URL (nats://127.0.0.1:4222) instead of a store
       --help, -h            print this and exit
     """
 }

@@ -31,7 +31,7 @@ let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 
 var services: [any Service] = []
 let store: any TotalsStore
-if options.memory {
+if options.memory || options.jetstream != nil {  // the gateway has no store of its own
   store = MemoryStore()
 } else {
   let client = PostgresClient(
