@@ -39,7 +39,12 @@ public actor BatchWriter {
   private let writeTimer = Metrics.Timer(label: "ingest_batch_write_seconds")
 
   /// A writer into `store`; it writes nothing before `markPrepared()`.
-  public init(store: any TotalsStore, delay: Duration?, naive: Bool, logger: Logger, health: Health = Health(),
+  public init(
+    store: any TotalsStore,
+    delay: Duration?,
+    naive: Bool,
+    logger: Logger,
+    health: Health = Health(),
     acks: Acknowledgements? = nil
   ) {
     self.acks = acks

@@ -140,7 +140,6 @@ public struct IngestService: Service {
       }
       .bind(host: options.host, port: options.port).get()
 
-
     logger.info(
       "listening",
       metadata: [

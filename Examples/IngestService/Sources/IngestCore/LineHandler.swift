@@ -287,7 +287,11 @@ public struct ConnectionTimeouts: Sendable {
   public var checkInterval: TimeAmount
 
   /// The defaults: idle 60 s, read 10 s, checked every 250 ms.
-  public init(idle: TimeAmount = .seconds(60), read: TimeAmount = .seconds(10), checkInterval: TimeAmount = .milliseconds(250)) {
+  public init(
+    idle: TimeAmount = .seconds(60),
+    read: TimeAmount = .seconds(10),
+    checkInterval: TimeAmount = .milliseconds(250)
+  ) {
     self.idle = idle
     self.read = read
     self.checkInterval = checkInterval

@@ -47,7 +47,9 @@ final class LaneTotals: @unchecked Sendable {
     return KeyTotal(
       key: reading.key,
       value: reading.value,
-      total: entry.total, lines: entry.lines, refused: !added,
+      total: entry.total,
+      lines: entry.lines,
+      refused: !added,
       ack: reading.ack
     )
   }

@@ -182,7 +182,9 @@ print(
 if config.ack {
   let acks = results.compactMap { $0 }
   for (index, result) in acks.enumerated() {
-    print("ingest-load: connection \(index): acknowledged \(result.acked) of \(result.sent) lines sent\(result.cut ? " (cut)" : "")")
+    print(
+      "ingest-load: connection \(index): acknowledged \(result.acked) of \(result.sent) lines sent\(result.cut ? " (cut)" : "")"
+    )
   }
   let acked = acks.reduce(0) { $0 + $1.acked }
   let sent = acks.reduce(0) { $0 + $1.sent }

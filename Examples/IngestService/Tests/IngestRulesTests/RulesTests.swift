@@ -56,7 +56,11 @@ func parse(_ text: String) -> Int64? {
 @Test func backoffDoublesUpToItsCapAndResets() {
   var backoff = Backoff(initial: .milliseconds(100), maximum: .seconds(1))
   let delays = (0..<6).map { _ in backoff.next() }
-  #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1)])
+  #expect(
+    delays == [
+      .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1),
+    ]
+  )
   for _ in 0..<100 { _ = backoff.next() }
   #expect(backoff.next() == .seconds(1))
   backoff.reset()
