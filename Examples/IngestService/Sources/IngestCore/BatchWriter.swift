@@ -29,6 +29,7 @@ public actor BatchWriter {
   private var ids: BatchSequence
   private var lastErrorLog: ContinuousClock.Instant?
   private let prepared = Completion()
+  private var isPrepared = false
   private let inFlight = Atomic<Int>(0)
   private let deadLettered = Atomic<Int>(0)
   private let batchesWritten = Counter(label: "ingest_batches_written_total")
@@ -69,11 +70,17 @@ public actor BatchWriter {
   public func write(_ batch: [KeyTotal]) async -> Int {
     inFlight.store(batch.count, ordering: .relaxed)
     defer { inFlight.store(0, ordering: .relaxed) }
-    await prepared.wait()
-    let start = ContinuousClock.now
-    let refused = batch.filter(\.refused).map {
-      DeadLetter(key: $0.key, total: $0.value, lines: 1, reason: "sum-overflow: the key's total would leave bigint")
+    if !isPrepared {
+      await prepared.wait()
+      isPrepared = true
     }
+    let start = ContinuousClock.now
+    let refused =
+      !batch.contains(where: \.refused)
+      ? []
+      : batch.filter(\.refused).map {
+        DeadLetter(key: $0.key, total: $0.value, lines: 1, reason: "sum-overflow: the key's total would leave bigint")
+      }
     if !refused.isEmpty { await deadLetter(refused) }
     if naive {
       for line in batch where !line.refused {

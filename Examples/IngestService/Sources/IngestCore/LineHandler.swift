@@ -215,6 +215,7 @@ public final class LineHandler: ChannelInboundHandler {
     let input = self.input
     let registry = self.registry
     let limit = maxLineLength
+    let ackSlot = self.ackSlot
     var sent = 0
     var malformed = 0
     let (consumed, outcome) = buffer.withUnsafeReadableBytes { raw -> (Int, Outcome) in

@@ -11,6 +11,7 @@ public enum ValueRange {
   /// The decimal integer in `digits` (ASCII, an optional leading `-`), or `nil` when it is empty, has
   /// a byte other than a digit, or lies outside `-maxMagnitude...maxMagnitude`. Every step is
   /// overflow-checked: no digit count can wrap.
+  @inlinable
   public static func parse(_ digits: UnsafeRawBufferPointer) -> Int64? {
     var index = 0
     var negative = false
@@ -48,6 +49,7 @@ public struct CheckedSum: Sendable, Equatable {
 
   /// Adds `value` as one more line; `false` (and the sum unchanged) when the total would leave
   /// `Int64`: the line is then refused, never wrapped into the total.
+  @inlinable
   public mutating func add(_ value: Int64) -> Bool {
     let (total, overflow) = self.total.addingReportingOverflow(value)
     guard !overflow, lines < Int64.max else { return false }
