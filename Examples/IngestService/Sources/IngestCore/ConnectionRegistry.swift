@@ -75,12 +75,23 @@ public final class ConnectionRegistry: Sendable {
   /// full lines into the pipeline, stops its reads and closes it. On return no connection sends
   /// any more.
   public func stop() async {
+    await forEachConnection { $0.stopForShutdown() }
+  }
+
+  /// After the pipeline drained: closes the connections still open (with `--ack`, those waiting
+  /// for their last acknowledgements, which the writer scheduled on their event loops before: they
+  /// are written first).
+  public func closeAll() async {
+    await forEachConnection { $0.closeNow() }
+  }
+
+  private func forEachConnection(_ body: @escaping @Sendable (LineHandler) -> Void) async {
     let entries = state.withLock { state in
       state.stopping = true
       return Array(state.entries.values)
     }
     for entry in entries {
-      try? await entry.channel.eventLoop.submit { entry.handler.value.stopForShutdown() }.get()
+      try? await entry.channel.eventLoop.submit { body(entry.handler.value) }.get()
     }
   }
 }

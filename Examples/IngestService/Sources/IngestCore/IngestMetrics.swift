@@ -9,6 +9,10 @@ public struct IngestMetrics: Sendable {
   public let malformed = Counter(label: "ingest_lines_malformed_total")
   /// Connections closed because a line was longer than the limit.
   public let overlong = Counter(label: "ingest_connections_closed_overlong_total")
+  /// Connections closed because they sent nothing for the idle timeout.
+  public let closedIdle = Counter(label: "ingest_connections_closed_idle_total")
+  /// Connections closed because a line did not end within the read timeout.
+  public let closedSlow = Counter(label: "ingest_connections_closed_slow_total")
   /// Connections refused because the limit was reached.
   public let refused = Counter(label: "ingest_connections_refused_total")
   /// Times a connection stopped reading because the pipeline was not writable.

@@ -1,5 +1,7 @@
 import Bond
+import IngestRules
 import BondMetrics
+import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -16,27 +18,43 @@ public struct IngestService: Service {
   let registry: PrometheusCollectorRegistry
   let group: any EventLoopGroup
   let logger: Logger
+  let prepare: (@Sendable () async throws -> Void)?
 
-  /// A service on `group`, writing into `store`, exporting `registry` on `/metrics`.
+  /// A service on `group`, writing into `store`, exporting `registry` on `/metrics`; `prepare`
+  /// (creating the tables) is retried in the background until it succeeds, and nothing is written
+  /// before it has.
   public init(
     options: Options,
     store: any TotalsStore,
     registry: PrometheusCollectorRegistry,
     group: any EventLoopGroup,
-    logger: Logger
+    logger: Logger,
+    prepare: (@Sendable () async throws -> Void)? = nil
   ) {
     self.options = options
     self.store = store
     self.registry = registry
     self.group = group
     self.logger = logger
+    self.prepare = prepare
   }
 
   public func run() async throws {
     let metrics = IngestMetrics()
+    let health = Health()
     let delay: Duration? = options.batchDelayMilliseconds > 0 ? .milliseconds(options.batchDelayMilliseconds) : nil
-    let writer = BatchWriter(store: store, delay: delay, naive: options.naive, logger: logger)
     let gateway = try options.jetstream.map { try JetStreamGateway(url: $0, logger: logger) }
+    // A gateway stores nothing itself (the workers do), so it has nothing to acknowledge: `--ack`
+    // is for a server that writes to its store.
+    let acks = options.ack && gateway == nil ? Acknowledgements() : nil
+    let writer = BatchWriter(
+      store: store,
+      delay: delay,
+      naive: options.naive,
+      logger: logger,
+      health: health,
+      acks: acks
+    )
     let pipeline = IngestPipeline(
       lanes: options.lanes,
       laneBuffer: options.laneBuffer,
@@ -57,6 +75,53 @@ public struct IngestService: Service {
       StageMetrics(stage: "writer", statistics: pipeline.writerStatistics),
     ]
 
+    let store = self.store
+    let registry = self.registry
+    let httpServer = try await ServerBootstrap(group: group)
+      .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+      .childChannelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+          try channel.pipeline.syncOperations.addHandler(
+            HTTPHandler { method, uri in
+              await Self.route(method, uri, store: store, registry: registry, stages: stages, health: health)
+            }
+          )
+        }
+      }
+      .bind(host: options.host, port: options.httpPort).get()
+
+    // The store's tables, in the background: both ports listen whatever the database does.
+    let preparation = Task { [prepare, logger] in
+      guard let prepare else {
+        writer.markPrepared()
+        health.set(.ready)
+        return
+      }
+      var backoff = Backoff(initial: .milliseconds(200), maximum: .seconds(5))
+      var lastLog: ContinuousClock.Instant?
+      while !Task.isCancelled {
+        do {
+          try await prepare()
+          writer.markPrepared()
+          health.set(.ready)
+          if lastLog != nil { logger.info("database reachable: tables ready") }
+          return
+        } catch {
+          health.set(.degraded)
+          let now = ContinuousClock.now
+          if lastLog.map({ now - $0 >= .seconds(60) }) ?? true {
+            lastLog = now
+            logger.error(
+              "database unreachable at start; retrying (logged again in a minute if it lasts)",
+              metadata: ["error": "\(describe(error))"]
+            )
+          }
+          try? await Task.sleep(for: backoff.next())
+        }
+      }
+    }
+
     let lineServer = try await ServerBootstrap(group: group)
       .serverChannelOption(.backlog, value: 256)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -67,28 +132,17 @@ public struct IngestService: Service {
             pipeline: pipeline,
             registry: connections,
             metrics: metrics,
-            maxLineLength: options.maxLineLength
+            maxLineLength: options.maxLineLength,
+            timeouts: ConnectionTimeouts(
+              idle: .seconds(Int64(options.idleTimeoutSeconds)),
+              read: .seconds(Int64(options.readTimeoutSeconds))
+            ),
+            acks: acks
           )
           try channel.pipeline.syncOperations.addHandler(handler)
         }
       }
       .bind(host: options.host, port: options.port).get()
-
-    let store = self.store
-    let registry = self.registry
-    let httpServer = try await ServerBootstrap(group: group)
-      .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-      .childChannelInitializer { channel in
-        channel.eventLoop.makeCompletedFuture {
-          try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-          try channel.pipeline.syncOperations.addHandler(
-            HTTPHandler { method, uri in
-              await Self.route(method, uri, store: store, registry: registry, stages: stages)
-            }
-          )
-        }
-      }
-      .bind(host: options.host, port: options.httpPort).get()
 
     logger.info(
       "listening",
@@ -103,6 +157,32 @@ public struct IngestService: Service {
     // Until SIGTERM (a cancellation ends the wait too).
     try? await gracefulShutdown()
 
+    health.set(.draining)
+    let shutdownStarted = ContinuousClock.now
+    // Past the deadline: log what was accepted and not stored, per state, and exit 3.
+    let deadline = Task { [logger, options] in
+      try await Task.sleep(for: .seconds(options.shutdownTimeoutSeconds))
+      let accepted = pipeline.acceptedCount.load(ordering: .relaxed)
+      let handled = pipeline.writtenCount
+      let deadLettered = writer.deadLetteredLines
+      logger.critical(
+        "shutdown deadline passed: exiting with lines accepted and not stored",
+        metadata: [
+          "shutdown-timeout-s": "\(options.shutdownTimeoutSeconds)",
+          "accepted": "\(accepted)",
+          "stored": "\(handled - deadLettered)",
+          "dead-lettered": "\(deadLettered)",
+          "not-stored": "\(accepted - handled)",
+          "in-lanes": "\(pipeline.laneStatistics.bufferedCount)",
+          "in-batches-stage": "\(pipeline.batchStatistics.bufferedCount)",
+          "batches-waiting-for-writer": "\(pipeline.writerStatistics.bufferedCount)",
+          "in-the-write-being-retried": "\(writer.linesInFlight)",
+        ]
+      )
+      exit(3)
+    }
+    defer { deadline.cancel() }
+
     logger.info("shutting down: no new connections, reads stopping")
     try? await lineServer.close()
     await connections.stop()
@@ -113,10 +193,17 @@ public struct IngestService: Service {
       metadata: ["accepted": "\(accepted)", "written-so-far": "\(pipeline.writtenCount)"]
     )
     await pipeline.finishAndDrain()
+    await connections.closeAll()
+    deadline.cancel()
+    preparation.cancel()
     let written = pipeline.writtenCount
+    let deadLettered = writer.deadLetteredLines
     logger.info(
       "pipeline drained",
-      metadata: ["accepted": "\(accepted)", "written": "\(written)", "all-in-store": "\(accepted == written)"]
+      metadata: [
+        "accepted": "\(accepted)", "written": "\(written)", "dead-lettered": "\(deadLettered)",
+        "all-in-store": "\(accepted == written)", "seconds": "\(ContinuousClock.now - shutdownStarted)",
+      ]
     )
     gateway?.close()
     try? await httpServer.close()
@@ -127,10 +214,14 @@ public struct IngestService: Service {
     _ uri: String,
     store: any TotalsStore,
     registry: PrometheusCollectorRegistry,
-    stages: [StageMetrics]
+    stages: [StageMetrics],
+    health: Health
   ) async -> HTTPHandler.Response {
     guard method == .GET else { return (.methodNotAllowed, "text/plain", "GET only\n") }
     switch uri {
+    case "/health":
+      let report = health.report
+      return (report.healthy ? .ok : .serviceUnavailable, "text/plain", report.text)
     case "/metrics":
       StageMetrics.update(stages)
       return (.ok, "text/plain; version=0.0.4", registry.emitToString())
@@ -141,7 +232,7 @@ public struct IngestService: Service {
         return (.serviceUnavailable, "text/plain", "store: \(String(reflecting: error))\n")
       }
     default:
-      return (.notFound, "text/plain", "GET /metrics or /totals\n")
+      return (.notFound, "text/plain", "GET /health, /metrics or /totals\n")
     }
   }
 

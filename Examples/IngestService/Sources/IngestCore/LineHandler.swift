@@ -8,13 +8,23 @@ import NIOCore
 /// the registry tells it the pipeline is writable again.
 public final class LineHandler: ChannelInboundHandler {
   public typealias InboundIn = ByteBuffer
+  public typealias OutboundOut = ByteBuffer
 
   let pipeline: IngestPipeline
   let input: EventProducer<Reading>
   let registry: ConnectionRegistry
   let metrics: IngestMetrics
   let maxLineLength: Int
+  let timeouts: ConnectionTimeouts
+  let acks: Acknowledgements?
+  private var ackSlot: UInt64 = 0
+  private var ack = AckState()
+  private var closeWhenAcked = false
   private var context: ChannelHandlerContext?
+  /// The last read, and since when the bytes of an unfinished line have waited (for the timeouts).
+  private var lastRead = NIODeadline.now()
+  private var partialSince: NIODeadline?
+  private var timer: Scheduled<Void>?
   /// Read and not yet sent: the tail of a line, or what waits while the pipeline is not writable.
   private var pending: ByteBuffer?
   private var paused = false
@@ -22,12 +32,22 @@ public final class LineHandler: ChannelInboundHandler {
   private var stopped = false
 
   /// A handler sending into `pipeline`, closing the connection at a line over `maxLineLength` bytes.
-  public init(pipeline: IngestPipeline, registry: ConnectionRegistry, metrics: IngestMetrics, maxLineLength: Int) {
+  /// `timeouts` closes a connection that sends nothing, or too slowly.
+  public init(
+    pipeline: IngestPipeline,
+    registry: ConnectionRegistry,
+    metrics: IngestMetrics,
+    maxLineLength: Int,
+    timeouts: ConnectionTimeouts = ConnectionTimeouts(),
+    acks: Acknowledgements? = nil
+  ) {
+    self.acks = acks
     self.pipeline = pipeline
     self.input = pipeline.input
     self.registry = registry
     self.metrics = metrics
     self.maxLineLength = maxLineLength
+    self.timeouts = timeouts
   }
 
   public func handlerAdded(context: ChannelHandlerContext) { self.context = context }
@@ -43,12 +63,47 @@ public final class LineHandler: ChannelInboundHandler {
     }
     // After the registration: a `true` stored before it is seen here (the registry's lock orders
     // them), and a `true` stored after it resumes this connection.
+    if let acks { ackSlot = acks.register(bound) }
     if !registry.isWritable { pauseReading() }
+    lastRead = .now()
+    scheduleTimeoutCheck(context: context)
     context.fireChannelActive()
+  }
+
+  /// Every `checkInterval`: closes the connection if it has sent nothing for `idle`, or if an
+  /// unfinished line has waited `read` for its end. A connection paused by the pipeline is neither
+  /// (its silence is the server's doing).
+  private func scheduleTimeoutCheck(context: ChannelHandlerContext) {
+    let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
+    timer = context.eventLoop.scheduleTask(in: timeouts.checkInterval) {
+      let handler = bound.value
+      guard !handler.stopped, let context = handler.context else { return }
+      let now = NIODeadline.now()
+      if handler.paused {
+        handler.lastRead = now
+        if handler.partialSince != nil { handler.partialSince = now }
+      } else if now - handler.lastRead >= handler.timeouts.idle {
+        handler.metrics.closedIdle.increment()
+        handler.stopped = true
+        handler.pending = nil
+        context.close(promise: nil)
+        return
+      } else if let since = handler.partialSince, now - since >= handler.timeouts.read {
+        handler.metrics.closedSlow.increment()
+        handler.stopped = true
+        handler.pending = nil
+        context.close(promise: nil)
+        return
+      }
+      handler.scheduleTimeoutCheck(context: context)
+    }
   }
 
   public func channelInactive(context: ChannelHandlerContext) {
     stopped = true
+    timer?.cancel()
+    timer = nil
+    if ackSlot != 0 { acks?.unregister(ackSlot) }
     pending = nil
     registry.unregister(context.channel)
     context.fireChannelInactive()
@@ -56,6 +111,7 @@ public final class LineHandler: ChannelInboundHandler {
 
   public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     guard !stopped else { return }
+    lastRead = .now()
     var bytes = unwrapInboundIn(data)
     if pending == nil || pending!.readableBytes == 0 {
       pending = bytes
@@ -117,8 +173,36 @@ public final class LineHandler: ChannelInboundHandler {
     pending = nil
     if let context {
       context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
-      context.close(promise: nil)
+      closeOrWaitForAcks()
     }
+  }
+
+  /// Closes the connection now (after the pipeline drained).
+  func closeNow() {
+    stopped = true
+    context?.close(promise: nil)
+  }
+
+  /// With `--ack`, a connection whose lines are not all stored stays open (reading nothing) until
+  /// they are; else it closes now.
+  private func closeOrWaitForAcks() {
+    if ackSlot != 0 && ack.prefix < ack.sent {
+      closeWhenAcked = true
+    } else {
+      context?.close(promise: nil)
+    }
+  }
+
+  /// `--ack`: these lines of this connection are stored; answers `ok <n>` when every line up to
+  /// `n` is.
+  func stored(_ lines: [UInt64]) {
+    guard let context else { return }
+    if ack.stored(lines) {
+      var buffer = context.channel.allocator.buffer(capacity: 24)
+      buffer.writeString("ok \(ack.prefix)\n")
+      context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+    }
+    if closeWhenAcked && ack.prefix >= ack.sent { context.close(promise: nil) }
   }
 
   private enum Outcome { case needMore, notWritable, tooLong }
@@ -131,6 +215,7 @@ public final class LineHandler: ChannelInboundHandler {
     let input = self.input
     let registry = self.registry
     let limit = maxLineLength
+    let ackSlot = self.ackSlot
     var sent = 0
     var malformed = 0
     let (consumed, outcome) = buffer.withUnsafeReadableBytes { raw -> (Int, Outcome) in
@@ -142,7 +227,11 @@ public final class LineHandler: ChannelInboundHandler {
         }
         if newline - start > limit { return (start, .tooLong) }
         if newline > start {  // an empty line is skipped silently
-          if let reading = LineParser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<newline])) {
+          if var reading = LineParser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<newline])) {
+            if ackSlot != 0 {
+              ack.sent += 1
+              reading.ack = Acknowledgements.token(slot: ackSlot, line: ack.sent)
+            }
             input.next(reading)
             sent += 1
           } else {
@@ -174,14 +263,38 @@ public final class LineHandler: ChannelInboundHandler {
       if buffer.readableBytes > 0 {
         if buffer.readerIndex > 4096 { buffer.discardReadBytes() }
         pending = buffer
+        if consumed > 0 || partialSince == nil { partialSince = .now() }
+      } else {
+        partialSince = nil
       }
       if inputClosed {
         // A half line at the end is not a line: counted as malformed, not sent.
         if buffer.readableBytes > 0 { metrics.malformed.increment() }
         stopped = true
         pending = nil
-        context?.close(promise: nil)
+        closeOrWaitForAcks()
       }
     }
+  }
+}
+
+/// When a client connection is closed for its silence.
+public struct ConnectionTimeouts: Sendable {
+  /// Nothing read for this long (and the connection not paused by the pipeline): closed.
+  public var idle: TimeAmount
+  /// An unfinished line whose end has not come for this long: closed (a slowloris).
+  public var read: TimeAmount
+  /// How often a connection looks at both.
+  public var checkInterval: TimeAmount
+
+  /// The defaults: idle 60 s, read 10 s, checked every 250 ms.
+  public init(
+    idle: TimeAmount = .seconds(60),
+    read: TimeAmount = .seconds(10),
+    checkInterval: TimeAmount = .milliseconds(250)
+  ) {
+    self.idle = idle
+    self.read = read
+    self.checkInterval = checkInterval
   }
 }

@@ -37,6 +37,18 @@ public struct Options: Sendable {
   public var pgTLS = PostgresTLSMode.disable
   /// PostgreSQL's database.
   public var pgDatabase = "postgres"
+  /// The longest a graceful shutdown may take, in seconds; past it the server logs what it accepted
+  /// and did not store, and exits with status 3.
+  public var shutdownTimeoutSeconds = 30
+  /// A client connection that sends nothing for this many seconds is closed.
+  public var idleTimeoutSeconds = 60
+  /// A client connection whose unfinished line does not end within this many seconds is closed.
+  public var readTimeoutSeconds = 10
+  /// A PostgreSQL statement (with the wait for a connection) not answered within this many seconds
+  /// fails and is retried.
+  public var pgQueryTimeoutSeconds = 10
+  /// Answer `ok <n>` on each connection once its lines up to `n` are stored.
+  public var ack = false
   /// Empty the table at start.
   public var reset = false
   /// `--jetstream URL`: the gateway: every accepted line is published to JetStream's stream
@@ -93,6 +105,11 @@ public struct Options: Sendable {
             throw OptionsError(message: "--pg-tls needs disable, prefer or require (not \(value))")
           }
           options.pgTLS = mode
+        case "--shutdown-timeout": options.shutdownTimeoutSeconds = try int(argument)
+        case "--idle-timeout": options.idleTimeoutSeconds = max(1, try int(argument))
+        case "--read-timeout": options.readTimeoutSeconds = max(1, try int(argument))
+        case "--pg-query-timeout": options.pgQueryTimeoutSeconds = max(1, try int(argument))
+        case "--ack": options.ack = true
         case "--reset": options.reset = true
         case "--jetstream": options.jetstream = try text(argument)
         case "--help", "-h": options.help = true
@@ -128,7 +145,13 @@ public struct Options: Sendable {
       --pg-database D       PostgreSQL's database (postgres)
       --pg-tls MODE         disable | prefer | require: TLS to PostgreSQL, certificates verified
                             against the system's trust roots (disable)
-      --reset               empty the table at start
+      --pg-query-timeout S  a statement not answered in S seconds fails and is retried (10)
+      --idle-timeout S      a client connection that sends nothing for S seconds is closed (60)
+      --read-timeout S      a client connection whose line does not end within S seconds is closed (10)
+      --shutdown-timeout S  past S seconds after SIGTERM, log what is not stored and exit 3 (30)
+      --ack                 answer "ok <n>" on a connection once its lines up to n are stored
+                            (not with --jetstream: a gateway stores nothing itself)
+      --reset               empty the tables at start
       --jetstream URL       the gateway: publish every accepted line to JetStream (stream INGEST,
                             subject ingest.<lane>) at URL (nats://127.0.0.1:4222) instead of a store
       --help, -h            print this and exit

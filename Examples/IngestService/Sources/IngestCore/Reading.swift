@@ -1,3 +1,5 @@
+import IngestRules
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,6 +12,8 @@ public struct Reading: Sendable {
   public var key: String
   /// The integer value.
   public var value: Int64
+  /// With `--ack`: the line's token (`Acknowledgements`); 0 without.
+  public var ack: UInt64 = 0
 }
 
 /// A lane's running aggregate of one key after a reading: the key's total and line count since the
@@ -23,18 +27,31 @@ public struct KeyTotal: Sendable {
   public var total: Int64
   /// The key's running count of lines.
   public var lines: Int64
+  /// The reading would have taken the key's total out of `Int64`: it is not in `total` nor in
+  /// `lines`, and goes to the dead letters.
+  public var refused = false
+  /// The reading's acknowledgement token (0: none).
+  public var ack: UInt64 = 0
 }
 
 /// The running totals of the keys of one lane; used from that lane's queue only.
 final class LaneTotals: @unchecked Sendable {
-  private var totals: [String: (total: Int64, lines: Int64)] = [:]
+  private var totals: [String: CheckedSum] = [:]
 
+  /// Adds the reading to its key's sum; a reading that would overflow the sum is refused (the sum
+  /// stays as it was), never wrapped.
   func add(_ reading: Reading) -> KeyTotal {
-    var entry = totals[reading.key, default: (0, 0)]
-    entry.total &+= reading.value
-    entry.lines &+= 1
-    totals[reading.key] = entry
-    return KeyTotal(key: reading.key, value: reading.value, total: entry.total, lines: entry.lines)
+    var entry = totals[reading.key, default: CheckedSum()]
+    let added = entry.add(reading.value)
+    if added { totals[reading.key] = entry }
+    return KeyTotal(
+      key: reading.key,
+      value: reading.value,
+      total: entry.total,
+      lines: entry.lines,
+      refused: !added,
+      ack: reading.ack
+    )
   }
 }
 
@@ -44,8 +61,8 @@ public enum LineParser {
   public static let maxKeyLength = 64
 
   /// Parses `key value` (a trailing `\r` allowed); `nil` for anything else: no space, an empty or
-  /// over-long key, a key byte outside printable ASCII, a value that is not a decimal integer of
-  /// at most 18 digits.
+  /// over-long key, a key byte outside printable ASCII, a value that is not a decimal integer in
+  /// `ValueRange` (at most 999,999,999,999,999,999 in magnitude; parsed with overflow checks).
   public static func parse(_ line: UnsafeRawBufferPointer) -> Reading? {
     var end = line.count
     if end > 0 && line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
@@ -56,23 +73,9 @@ public enum LineParser {
       space += 1
     }
     guard space > 0, space <= maxKeyLength, space < end else { return nil }
-    var index = space + 1
-    var negative = false
-    if index < end && line[index] == UInt8(ascii: "-") {
-      negative = true
-      index += 1
-    }
-    let digits = end - index
-    guard digits >= 1, digits <= 18 else { return nil }
-    var value: Int64 = 0
-    while index < end {
-      let digit = line[index] &- UInt8(ascii: "0")
-      guard digit <= 9 else { return nil }
-      value = value * 10 + Int64(digit)
-      index += 1
-    }
+    guard let value = ValueRange.parse(UnsafeRawBufferPointer(rebasing: line[(space + 1)..<end])) else { return nil }
     let key = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<space]), as: UTF8.self)
-    return Reading(key: key, value: negative ? -value : value)
+    return Reading(key: key, value: value)
   }
 
   /// The offset of the first `\n` in `bytes` from `start`, or `nil`.

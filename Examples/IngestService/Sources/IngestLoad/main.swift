@@ -8,6 +8,11 @@ import Glibc
 // them, then half-closes each connection and waits for the server to close it (the server closes
 // once it has accepted every line), and prints lines per second.
 //
+// With `--ack`, the server answers `ok <n>` once a connection's lines up to n are stored; a reader
+// thread per connection keeps the last n, and at the end each connection's last n must be its line
+// count (else the unacknowledged lines are printed per connection, and the exit status is 1). A
+// connection the server cut (kill -9) stops sending and reports what it had acknowledged.
+//
 // The lines are predictable: over all connections, line g (connection c's line i is g = c * N + i)
 // is `k<g % keys> <g % 97 + 1>`, so a checker computes the totals on its own.
 
@@ -23,12 +28,17 @@ struct Config: Sendable {
   var connections = 8
   var linesPerConnection = 250_000
   var keys = 1000
+  var ack = false
 }
 
 func parseArguments() -> Config {
   var config = Config()
   var arguments = CommandLine.arguments.dropFirst()
   while let argument = arguments.popFirst() {
+    if argument == "--ack" {
+      config.ack = true
+      continue
+    }
     guard let value = arguments.popFirst() else { fail("\(argument) needs a value") }
     switch argument {
     case "--host": config.host = value
@@ -38,7 +48,7 @@ func parseArguments() -> Config {
     case "--keys": config.keys = Int(value) ?? 0
     default:
       fail(
-        "unknown option \(argument); usage: ingest-load [--host A] [--port P] [--connections K] [--lines N] [--keys M]"
+        "unknown option \(argument); usage: ingest-load [--host A] [--port P] [--connections K] [--lines N] [--keys M] [--ack]"
       )
     }
   }
@@ -63,33 +73,84 @@ func parseArguments() -> Config {
   return fd
 }
 
-@Sendable func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+/// Writes every byte; `false` if the connection failed (fails the run unless `tolerant`).
+@Sendable func writeAll(_ fd: Int32, _ bytes: [UInt8], tolerant: Bool = false) -> Bool {
   var offset = 0
   while offset < bytes.count {
     let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
     if written < 0 {
       if errno == EINTR { continue }
+      if tolerant { return false }
       fail("write: errno \(errno) (the server closed the connection?)")
     }
     offset += written
   }
+  return true
+}
+
+/// One connection's outcome with `--ack`: lines written into the socket, and the last `ok <n>`.
+final class AckResult: @unchecked Sendable {
+  var sent = 0
+  var acked = 0
+  var cut = false
+}
+
+/// Reads `ok <n>` lines until the server closes; keeps the last n.
+func readAcks(_ fd: Int32, into result: AckResult) {
+  var buffer = [UInt8](repeating: 0, count: 4096)
+  var line: [UInt8] = []
+  while true {
+    let count = read(fd, &buffer, buffer.count)
+    if count < 0 && errno == EINTR { continue }
+    if count <= 0 { return }
+    for byte in buffer[0..<count] {
+      if byte == UInt8(ascii: "\n") {
+        if line.starts(with: Array("ok ".utf8)), let n = Int(String(decoding: line.dropFirst(3), as: UTF8.self)) {
+          result.acked = n
+        }
+        line.removeAll(keepingCapacity: true)
+      } else {
+        line.append(byte)
+      }
+    }
+  }
 }
 
 /// Sends connection `index`'s lines, half-closes, waits for the server's close.
-@Sendable func run(connection index: Int, _ config: Config) {
+@Sendable func run(connection index: Int, _ config: Config, ack result: AckResult? = nil) {
   let fd = connectSocket(config)
+  let reader = result.map { result in
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+      readAcks(fd, into: result)
+      done.signal()
+    }
+    return done
+  }
   var chunk: [UInt8] = []
+  var chunkLines = 0
   chunk.reserveCapacity(70_000)
   let first = index * config.linesPerConnection
   for g in first..<(first + config.linesPerConnection) {
     chunk.append(contentsOf: "k\(g % config.keys) \(g % 97 + 1)\n".utf8)
+    chunkLines += 1
     if chunk.count >= 65_536 {
-      writeAll(fd, chunk)
+      guard writeAll(fd, chunk, tolerant: result != nil) else { break }
+      result?.sent += chunkLines
       chunk.removeAll(keepingCapacity: true)
+      chunkLines = 0
     }
   }
-  writeAll(fd, chunk)
+  if !chunk.isEmpty {
+    if writeAll(fd, chunk, tolerant: result != nil) { result?.sent += chunkLines } else { result?.cut = true }
+  }
+  if result?.sent != config.linesPerConnection { result?.cut = true }
   shutdown(fd, Int32(SHUT_WR))
+  if let reader {
+    reader.wait()
+    close(fd)
+    return
+  }
   var sink = [UInt8](repeating: 0, count: 4096)
   while true {
     let count = read(fd, &sink, sink.count)
@@ -103,10 +164,11 @@ func parseArguments() -> Config {
 let config = parseArguments()
 let start = Date()
 let done = DispatchGroup()
+let results = (0..<config.connections).map { _ in config.ack ? AckResult() : nil }
 for index in 0..<config.connections {
   done.enter()
   Thread.detachNewThread {
-    run(connection: index, config)
+    run(connection: index, config, ack: results[index])
     done.leave()
   }
 }
@@ -117,3 +179,15 @@ print(
   "ingest-load: \(total) lines over \(config.connections) connections accepted in \(String(format: "%.2f", seconds)) s: "
     + "\(Int(Double(total) / max(seconds, 1e-9))) lines/s"
 )
+if config.ack {
+  let acks = results.compactMap { $0 }
+  for (index, result) in acks.enumerated() {
+    print(
+      "ingest-load: connection \(index): acknowledged \(result.acked) of \(result.sent) lines sent\(result.cut ? " (cut)" : "")"
+    )
+  }
+  let acked = acks.reduce(0) { $0 + $1.acked }
+  let sent = acks.reduce(0) { $0 + $1.sent }
+  print("ingest-load: acknowledged \(acked) of \(sent) lines sent")
+  if acked != total || sent != total { exit(1) }
+}

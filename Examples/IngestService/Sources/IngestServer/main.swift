@@ -34,36 +34,45 @@ let store: any TotalsStore
 if options.memory || options.jetstream != nil {  // the gateway has no store of its own
   store = MemoryStore()
 } else {
-  let client = PostgresClient(
-    configuration: .init(
-      host: options.pgHost,
-      port: options.pgPort,
-      username: options.pgUser,
-      password: options.pgPassword,
-      database: options.pgDatabase,
-      tls: options.pgTLS.configuration
-    ),
-    backgroundLogger: logger
+  var configuration = PostgresClient.Configuration(
+    host: options.pgHost,
+    port: options.pgPort,
+    username: options.pgUser,
+    password: options.pgPassword,
+    database: options.pgDatabase,
+    tls: options.pgTLS.configuration
   )
-  let postgres = PostgresStore(client: client, logger: logger)
+  // A silent database: the server ends a statement past the query timeout (statement_timeout,
+  // SQLSTATE 57014, retried), probes its side of an idle connection (tcp_keepalives_*: the
+  // postgres-nio client exposes no socket option for ours), and the pool checks idle connections
+  // with a query every 10 s; the store's own deadline covers the rest.
+  configuration.options.connectTimeout = .seconds(options.pgQueryTimeoutSeconds)
+  configuration.options.keepAliveBehavior = .init(frequency: .seconds(10))
+  configuration.options.additionalStartupParameters = [
+    ("statement_timeout", "\(options.pgQueryTimeoutSeconds * 1000)"),
+    ("tcp_keepalives_idle", "10"), ("tcp_keepalives_interval", "5"), ("tcp_keepalives_count", "3"),
+  ]
+  let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+  let postgres = PostgresStore(client: client, logger: logger, queryTimeout: .seconds(options.pgQueryTimeoutSeconds))
   services.append(client)
   store = postgres
 }
 
-/// Prepares the table once the client runs, then runs the ingest service.
-struct Prepared: Service {
-  let service: IngestService
-  let store: any TotalsStore
-  let reset: Bool
-
-  func run() async throws {
-    if let postgres = store as? PostgresStore { try await postgres.prepare(reset: reset) }
-    try await service.run()
-  }
+// The tables are prepared in the background by the service (retried while the database is down).
+var prepare: (@Sendable () async throws -> Void)? = nil
+if let postgres = store as? PostgresStore {
+  let reset = options.reset
+  prepare = { try await postgres.prepare(reset: reset) }
 }
-
-let service = IngestService(options: options, store: store, registry: registry, group: group, logger: logger)
-services.append(Prepared(service: service, store: store, reset: options.reset))
+let service = IngestService(
+  options: options,
+  store: store,
+  registry: registry,
+  group: group,
+  logger: logger,
+  prepare: prepare
+)
+services.append(service)
 let serviceGroup = ServiceGroup(
   configuration: .init(
     services: services.map { .init(service: $0) },
