@@ -43,7 +43,7 @@ struct TicksStateMachine: Sendable {
       state = .waiting(timer: handle)
       return nil
     case .waiting, .delivering:
-      preconditionFailure("Internal inconsistency")  // one timer at a time
+      preconditionFailure("TicksStateMachine.timerScheduled: a second timer at a time")
     }
   }
 
@@ -59,7 +59,7 @@ struct TicksStateMachine: Sendable {
       state = repeats ? .delivering : .over
       return .deliver(tick: tick, ends: !repeats)
     case .delivering:
-      preconditionFailure("Internal inconsistency")  // no timer while a tick is delivered
+      preconditionFailure("TicksStateMachine.fire: a timer fired while a tick is delivered")
     }
   }
 
