@@ -146,6 +146,10 @@ import Testing
       _ = machine.registrationEnded(0)
       _ = machine.registrationEnded(0)
     }
-    #expect(exitTestStandardError(result).contains("RaceStateMachine.registrationEnded: producer 0's registration ended twice"))
+    #expect(
+      exitTestStandardError(result).contains(
+        "RaceStateMachine.registrationEnded: producer 0's registration ended twice"
+      )
+    )
   }
 }

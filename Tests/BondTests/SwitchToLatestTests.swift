@@ -230,7 +230,10 @@ import Testing
     #expect(Self.delivered(machine.received(7, generation: 1)) == 7)
     let second = Self.switched(machine.innerReceived("b"))
     #expect(second?.generation == 2 && second?.released == "a")
-    #expect(Self.delivered(machine.received(7, generation: 1)) == nil && Self.delivered(machine.received(8, generation: 2)) == 8)
+    #expect(
+      Self.delivered(machine.received(7, generation: 1)) == nil
+        && Self.delivered(machine.received(8, generation: 2)) == 8
+    )
     guard case .release("b", thenEnd: false) = machine.outerEnded() as Action else {
       Issue.record("the outer's end releases the current inner")
       return

@@ -206,7 +206,8 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
   /// the machine reads the clock), its hand-overs queued in order.
   @inlinable
   func fireLocked(_ machine: inout Machine, _ generation: UInt64, now: Double?) -> FireHandOver {
-    let action = if let now { machine.fire(generation: generation, now: now) } else { machine.fire(generation: generation) }
+    let action =
+      if let now { machine.fire(generation: generation, now: now) } else { machine.fire(generation: generation) }
     let handOver = action.deliver.map { delivery.enqueue($0.event, endsRegistration: $0.endsRegistration) }
     return (action, handOver, action.ends ? delivery.enqueueEnd() : nil)
   }

@@ -81,7 +81,7 @@ struct TimeoutStateMachine<Event: Sendable>: TimedStateMachine {
   @inlinable
   mutating func timerScheduled(_ handle: any DisposableType, generation: UInt64) -> (any DisposableType)? {
     guard case .waiting(let timer) = state, generation == self.generation else { return handle }
-    if timer != nil { preconditionFailure("TimeoutStateMachine.timerScheduled: a second timer for one generation") }  // one timer per generation
+    if timer != nil { preconditionFailure("TimeoutStateMachine.timerScheduled: a second timer for one generation") }
     state = .waiting(timer: handle)
     return nil
   }

@@ -69,7 +69,9 @@ struct AppendStateMachine<Event> {
       state = .first(registeredDue: false)
       return .callRegistered
     case .first(registeredDue: false):
-      preconditionFailure("AppendStateMachine.registrationEnded: registration ended twice, or with no registered to call")
+      preconditionFailure(
+        "AppendStateMachine.registrationEnded: registration ended twice, or with no registered to call"
+      )
     case .other, .ended:
       return .ignore  // the receiver ended during its registration: `registered` came with its end
     }

@@ -47,7 +47,9 @@ struct CombineLatestStateMachine {
   mutating func eventStored(isItsFirst: Bool) -> Action {
     switch state {
     case .combining:
-      if isItsFirst { preconditionFailure("CombineLatestStateMachine.eventStored: a first event after every source had sent") }
+      if isItsFirst {
+        preconditionFailure("CombineLatestStateMachine.eventStored: a first event after every source had sent")
+      }
       return .deliverTuple
     case .waitingForFirstEvents(let silentSources):
       guard isItsFirst else { return .ignore }

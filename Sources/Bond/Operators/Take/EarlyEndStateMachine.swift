@@ -80,7 +80,9 @@ struct EarlyEndStateMachine {
       state = .forwarding(remaining: remaining, registeredDue: false)
       return .callRegistered
     case .forwarding(_, registeredDue: false):
-      preconditionFailure("EarlyEndStateMachine.registrationEnded: registration ended twice, or with no registered to call")
+      preconditionFailure(
+        "EarlyEndStateMachine.registrationEnded: registration ended twice, or with no registered to call"
+      )
     case .ended:
       return .ignore  // ended during the registration: the end called `registered` first
     }

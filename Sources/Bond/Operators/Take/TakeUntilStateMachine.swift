@@ -68,7 +68,9 @@ struct TakeUntilStateMachine<Event> {
       state = .forwarding(registeredDue: false)
       return .callRegistered
     case .forwarding(registeredDue: false):
-      preconditionFailure("TakeUntilStateMachine.registrationEnded: registration ended twice, or with no registered to call")
+      preconditionFailure(
+        "TakeUntilStateMachine.registrationEnded: registration ended twice, or with no registered to call"
+      )
     case .ended:
       return .ignore  // the end came first and called `registered`
     }
