@@ -76,28 +76,22 @@ struct TakeUntilStateMachine<Event> {
     }
   }
 
-  /// The upstream ended (``TakeUntilInput/upstreamEnded``): the end passes through.
+  /// The upstream ended (``TakeUntilInput/upstreamEnded``): the end passes through. After the end
+  /// (the trigger ended it first) it is ignored.
   @inlinable
-  mutating func upstreamEnded() -> Action {
-    switch state {
-    case .forwarding(let registeredDue):
-      state = .ended
-      return .end(callingRegisteredFirst: registeredDue)
-    case .ended:
-      return .ignore  // the trigger ended it first
-    }
-  }
+  mutating func upstreamEnded() -> Action { end() }
 
-  /// The trigger sent an event (``TakeUntilInput/triggered``): the end.
+  /// The trigger sent an event (``TakeUntilInput/triggered``): the end. After the end (a later
+  /// trigger event, or the upstream ended first) it is ignored.
   @inlinable
-  mutating func triggered() -> Action {
-    switch state {
-    case .forwarding(let registeredDue):
-      state = .ended
-      return .end(callingRegisteredFirst: registeredDue)
-    case .ended:
-      return .ignore  // a later trigger event, or the upstream ended first
-    }
+  mutating func triggered() -> Action { end() }
+
+  /// The end, from either input: `registered` first while it is due; ignored once ended.
+  @inlinable
+  mutating func end() -> Action {
+    guard case .forwarding(let registeredDue) = state else { return .ignore }
+    state = .ended
+    return .end(callingRegisteredFirst: registeredDue)
   }
 }
 
