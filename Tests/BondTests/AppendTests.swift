@@ -99,26 +99,46 @@ import Testing
   }
 
   @Test func stateMachineObservesOtherOnceAndEndsOnce() {
-    var machine = AppendStateMachine(registeredDue: true)
-    guard case .deliver(1) = machine.received(AppendInput<Int>.event(1)) else {
+    var machine = AppendStateMachine<Int>(registeredDue: true)
+    guard case .deliver(1) = machine.received(1) else {
       Issue.record("deliver")
       return
     }
-    guard case .observeOther(registered: true) = machine.received(AppendInput<Int>.firstEnded) else {
+    guard case .observeOther(registered: true) = machine.firstEnded() else {
       Issue.record("observeOther")
       return
     }
-    guard case .ignore = machine.received(AppendInput<Int>.registered) else {
+    guard case .ignore = machine.registrationEnded() else {
       Issue.record("ignore")
       return
     }
-    guard case .end = machine.received(AppendInput<Int>.otherEnded) else {
+    guard case .end = machine.otherEnded() else {
       Issue.record("end")
       return
     }
-    guard case .ignore = machine.received(AppendInput<Int>.event(2)) else {
+    guard case .ignore = machine.received(2) else {
       Issue.record("after end")
       return
     }
+  }
+
+  @Test func stateMachineCallsRegisteredOnceBeforeTheEnd() {
+    var machine = AppendStateMachine<Int>(registeredDue: true)
+    guard case .callRegistered = machine.registrationEnded() else {
+      Issue.record("registered")
+      return
+    }
+    guard case .observeOther(registered: false) = machine.firstEnded() else {
+      Issue.record("observeOther, registered already called")
+      return
+    }
+  }
+
+  @Test func stateMachineStopsWhenOtherEndsBeforeItIsObserved() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      var machine = AppendStateMachine<Int>(registeredDue: false)
+      _ = machine.otherEnded()
+    }
+    #expect(exitTestStandardError(result).contains("AppendStateMachine.otherEnded: other ended before it was observed"))
   }
 }

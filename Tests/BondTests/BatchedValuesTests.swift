@@ -48,6 +48,8 @@ import Testing
     }
     for value in 0..<100 {
       producer.next(value)
+      // Spaces the inputs so that the consumer is often waiting when one comes; the verdict (every
+      // value, in order, after the end) does not depend on it.
       if value % 10 == 0 { try? await Task.sleep(for: .milliseconds(1)) }
     }
     producer.finish()

@@ -590,14 +590,24 @@ private func expectArity(
 
   @Test func stateMachineWaitsForEverySource() {
     var machine = CombineLatestStateMachine(sourceCount: 3)
-    #expect(machine.eventStored(isItsFirst: true) == false)
-    #expect(machine.eventStored(isItsFirst: false) == false)
-    #expect(machine.eventStored(isItsFirst: true) == false)
-    #expect(machine.eventStored(isItsFirst: true) == true)
-    #expect(machine.eventStored(isItsFirst: false) == true)
-    #expect(machine.sourceRegistered() == false)
-    #expect(machine.sourceRegistered() == false)
-    #expect(machine.sourceRegistered() == true)
+    #expect(machine.eventStored(isItsFirst: true) == .ignore)
+    #expect(machine.eventStored(isItsFirst: false) == .ignore)
+    #expect(machine.eventStored(isItsFirst: true) == .ignore)
+    #expect(machine.eventStored(isItsFirst: true) == .deliverTuple)
+    #expect(machine.state == .combining)
+    #expect(machine.eventStored(isItsFirst: false) == .deliverTuple)
+    #expect(machine.sourceRegistered() == .ignore)
+    #expect(machine.sourceRegistered() == .ignore)
+    #expect(machine.sourceRegistered() == .callRegistered)
+  }
+
+  @Test func stateMachineStopsOnARegistrationMoreThanItsSources() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      var machine = CombineLatestStateMachine(sourceCount: 1)
+      _ = machine.sourceRegistered()
+      _ = machine.sourceRegistered()
+    }
+    #expect(exitTestStandardError(result).contains("CombineLatestStateMachine.sourceRegistered: more registrations"))
   }
 
   @Test func tupleLayoutMatchesTheCompilers() {
@@ -664,10 +674,10 @@ private func expectArity(
 
   @Test func stateMachineEndsWhenEverySourceHasEndedOrOneEndsSilent() {
     var machine = CombineLatestStateMachine(sourceCount: 2)
-    #expect(machine.sourceEnded(hadSent: true) == false)
-    #expect(machine.sourceEnded(hadSent: true) == true)
+    #expect(machine.sourceEnded(hadSent: true) == .ignore)
+    #expect(machine.sourceEnded(hadSent: true) == .end)
     var silent = CombineLatestStateMachine(sourceCount: 3)
-    #expect(silent.sourceEnded(hadSent: false) == true, "no tuple can come any more")
+    #expect(silent.sourceEnded(hadSent: false) == .end, "no tuple can come any more")
     #expect(TupleMarkers.position(ofEnded: TupleMarkers.ended(position: 4)) == 4)
     #expect(TupleMarkers.ended(position: 0) < TupleMarkers.registered)
   }

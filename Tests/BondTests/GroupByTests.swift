@@ -98,8 +98,15 @@ import Testing
       Issue.record("c")
       return
     }
-    #expect(machine.ended().map { Set($0) } == ["a", "c"])
-    #expect(machine.ended() == nil)
+    guard case .endGroups(let groups) = machine.ended() else {
+      Issue.record("the end ends the open groups")
+      return
+    }
+    #expect(Set(groups) == ["a", "c"])
+    guard case .ignore = machine.ended() else {
+      Issue.record("a second end does nothing")
+      return
+    }
     guard case .ignore = machine.received(1, make: { "y" }) else {
       Issue.record("ignore")
       return

@@ -390,46 +390,76 @@ import Testing
 
   // MARK: the state machine, with no threads
 
+  /// The action's inner to observe, if it says to observe one.
+  static func observed(_ action: MergeStateMachine<Int>.Action) -> Int? {
+    guard case .observe(let inner) = action else { return nil }
+    return inner
+  }
+
+  /// Whether the action ends the observation (`end`, or a release that then ends).
+  static func ends(_ action: MergeStateMachine<Int>.Action) -> Bool {
+    switch action {
+    case .end: true
+    case .release(_, let thenEnd): thenEnd
+    default: false
+    }
+  }
+
   @Test func stateMachineRetainsInnersUntilTheOuterEnds() {
     var machine = MergeStateMachine<Int>(registrations: 1, retainsInners: true)
-    _ = machine.innerReceived(1)
+    #expect(Self.observed(machine.innerReceived(1)) == 1)
     _ = machine.innerReceived(2)
     #expect(machine.retained == [1, 2])
-    #expect(machine.registrationFinished() == true)
-    let ended = machine.outerEnded()
-    #expect(ended.released == [1, 2] && !ended.ends)
-    _ = machine.innerReceived(3)
-    #expect(machine.retained.isEmpty)
+    guard case .callRegistered = machine.registrationFinished() else {
+      Issue.record("registered after the only registration")
+      return
+    }
+    guard case .release([1, 2], thenEnd: false) = machine.outerEnded() else {
+      Issue.record("the outer's end releases the inners")
+      return
+    }
+    #expect(Self.observed(machine.innerReceived(3)) == 3, "an inner after the outer's end is observed")
+    #expect(machine.retained.isEmpty, "and not kept")
   }
 
   @Test func stateMachineEndsWhenTheOuterAndEveryInnerHaveEnded() {
     var machine = MergeStateMachine<Int>(registrations: 1, retainsInners: true)
     _ = machine.innerReceived(1)
     _ = machine.innerReceived(2)
-    #expect(machine.innerEnded().ends == false, "an inner's end alone ends nothing")
-    #expect(machine.outerEnded().ends == false, "the other inner is still live")
-    #expect(machine.innerEnded().ends == true)
+    #expect(Self.ends(machine.innerEnded()) == false, "an inner's end alone ends nothing")
+    #expect(Self.ends(machine.outerEnded()) == false, "the other inner is still live")
+    #expect(Self.ends(machine.innerEnded()) == true)
   }
 
   @Test func stateMachineWithAMaximumObservesTheWaitingInnersInTurn() {
     var machine = MergeStateMachine<Int>(registrations: 1, retainsInners: true, maxConcurrent: 2)
-    #expect(machine.innerReceived(1) == 1 && machine.innerReceived(2) == 2)
-    #expect(machine.innerReceived(3) == nil, "two observed: the third waits its turn")
-    #expect(machine.outerEnded().ends == false)
-    let first = machine.innerEnded()
-    #expect(first.next == 3 && !first.ends, "the third takes the place of the one that ended")
-    #expect(machine.innerEnded().ends == false)
-    #expect(machine.innerEnded().ends == true, "the outer and every inner have ended")
+    #expect(Self.observed(machine.innerReceived(1)) == 1 && Self.observed(machine.innerReceived(2)) == 2)
+    #expect(Self.observed(machine.innerReceived(3)) == nil, "two observed: the third waits its turn")
+    #expect(Self.ends(machine.outerEnded()) == false)
+    #expect(Self.observed(machine.innerEnded()) == 3, "the third takes the place of the one that ended")
+    #expect(Self.ends(machine.innerEnded()) == false)
+    #expect(Self.ends(machine.innerEnded()) == true, "the outer and every inner have ended")
     var empty = MergeStateMachine<Int>(registrations: 1, retainsInners: true)
-    #expect(empty.outerEnded().ends == true, "an outer that ends without any inner ends at once")
+    #expect(Self.ends(empty.outerEnded()) == true, "an outer that ends without any inner ends at once")
   }
 
   @Test func stateMachineOfAnArrayCountsEveryRegistration() {
     var machine = MergeStateMachine<Int>(registrations: 3, retainsInners: false)
     _ = machine.innerReceived(1)
     #expect(machine.retained.isEmpty)
-    #expect(machine.registrationFinished() == false)
-    #expect(machine.registrationFinished() == false)
-    #expect(machine.registrationFinished() == true)
+    guard case .ignore = machine.registrationFinished(), case .ignore = machine.registrationFinished(),
+      case .callRegistered = machine.registrationFinished()
+    else {
+      Issue.record("registered after the third registration")
+      return
+    }
+  }
+
+  @Test func stateMachineStopsOnAnInnerEndWithNoneObserved() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      var machine = MergeStateMachine<Int>(registrations: 1, retainsInners: true)
+      _ = machine.innerEnded()
+    }
+    #expect(exitTestStandardError(result).contains("MergeStateMachine.innerEnded: an inner ended with none observed"))
   }
 }

@@ -101,30 +101,55 @@ import Testing
   }
 
   @Test func stateMachineHasOneWinner() {
-    var machine = RaceStateMachine(count: 3, registeredDue: false)
-    guard case .ignore = machine.received(RaceInput<Int>.ended(0)) else {
+    var machine = RaceStateMachine<Int>(count: 3, registeredDue: false)
+    guard case .ignore = machine.ended(0) else {
       Issue.record("loser end")
       return
     }
-    guard case .won(winner: 2, registered: false, 5) = machine.received(RaceInput<Int>.event(2, 5)) else {
+    guard case .won(winner: 2, registered: false, 5) = machine.received(5, from: 2) else {
       Issue.record("win")
       return
     }
-    guard case .ignore = machine.received(RaceInput<Int>.event(1, 6)) else {
+    guard case .ignore = machine.received(6, from: 1) else {
       Issue.record("loser")
       return
     }
-    guard case .deliver(7) = machine.received(RaceInput<Int>.event(2, 7)) else {
+    guard case .deliver(7) = machine.received(7, from: 2) else {
       Issue.record("deliver")
       return
     }
-    guard case .ignore = machine.received(RaceInput<Int>.ended(1)) else {
+    guard case .ignore = machine.ended(1) else {
       Issue.record("loser end")
       return
     }
-    guard case .end = machine.received(RaceInput<Int>.ended(2)) else {
+    guard case .end = machine.ended(2) else {
       Issue.record("end")
       return
     }
+  }
+
+  @Test func stateMachineCallsRegisteredOnceEveryProducerHasRegistered() {
+    var machine = RaceStateMachine<Int>(count: 2, registeredDue: true)
+    guard case .ignore = machine.registrationEnded(0), case .callRegistered = machine.registrationEnded(1) else {
+      Issue.record("registered after the last registration")
+      return
+    }
+    guard case .won(winner: 1, registered: false, 3) = machine.received(3, from: 1) else {
+      Issue.record("win, registered already called")
+      return
+    }
+  }
+
+  @Test func stateMachineStopsOnASecondRegistration() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      var machine = RaceStateMachine<Int>(count: 2, registeredDue: true)
+      _ = machine.registrationEnded(0)
+      _ = machine.registrationEnded(0)
+    }
+    #expect(
+      exitTestStandardError(result).contains(
+        "RaceStateMachine.registrationEnded: producer 0's registration ended twice"
+      )
+    )
   }
 }

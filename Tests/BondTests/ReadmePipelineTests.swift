@@ -13,6 +13,7 @@ final class Totals: @unchecked Sendable {
 
 /// An async lookup: a database or a service in a real pipeline.
 func calibration(of sensor: String) async -> Int {
+  // Simulated latency: the verdict waits for the pipeline's end, whatever the timing.
   try? await Task.sleep(nanoseconds: 10_000)
   return sensor == "sensor0" ? 1 : 0
 }

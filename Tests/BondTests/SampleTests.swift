@@ -98,15 +98,15 @@ import Testing
 
   @Test func stateMachine() {
     var machine = SampleStateMachine()
-    guard case .sample = machine.received(.triggered) else {
+    guard case .sample = machine.triggered() else {
       Issue.record("no sample")
       return
     }
-    guard case .end = machine.received(.ended) else {
+    guard case .end = machine.ended() else {
       Issue.record("no end")
       return
     }
-    guard case .ignore = machine.received(.ended), case .ignore = machine.received(.triggered) else {
+    guard case .ignore = machine.ended(), case .ignore = machine.triggered() else {
       Issue.record("acted after the end")
       return
     }

@@ -200,35 +200,72 @@ import Testing
 
   // MARK: the state machine, with no threads
 
+  typealias Machine = SwitchToLatestStateMachine<String>
+  typealias Action = Machine.Action<Int>
+
+  /// The generation and the released inner of a switch, if the action is one.
+  static func switched(_ action: Action) -> (generation: Int, released: String?)? {
+    guard case .switchTo(_, let generation, let released) = action else { return nil }
+    return (generation, released)
+  }
+
+  /// Whether the action ends the observation (`end`, or a release that then ends).
+  static func ends(_ action: Action) -> Bool {
+    switch action {
+    case .end: true
+    case .release(_, let thenEnd): thenEnd
+    default: false
+    }
+  }
+
+  static func delivered(_ action: Action) -> Int? {
+    guard case .deliver(let event) = action else { return nil }
+    return event
+  }
+
   @Test func stateMachineForwardsOnlyTheCurrentGeneration() {
-    var machine = SwitchToLatestStateMachine<String>()
-    let first = machine.innerReceived("a")
-    #expect(first.generation == 1 && first.released == nil)
-    #expect(machine.shouldForward(generation: 1))
-    let second = machine.innerReceived("b")
-    #expect(second.generation == 2 && second.released == "a")
-    #expect(!machine.shouldForward(generation: 1) && machine.shouldForward(generation: 2))
-    let ended = machine.outerEnded()
-    #expect(ended.released == "b" && !ended.ends)
-    let third = machine.innerReceived("c")
-    #expect(third.generation == 3 && third.released == nil && machine.current == nil)
+    var machine = Machine()
+    let first = Self.switched(machine.innerReceived("a"))
+    #expect(first?.generation == 1 && first?.released == nil)
+    #expect(Self.delivered(machine.received(7, generation: 1)) == 7)
+    let second = Self.switched(machine.innerReceived("b"))
+    #expect(second?.generation == 2 && second?.released == "a")
+    #expect(
+      Self.delivered(machine.received(7, generation: 1)) == nil
+        && Self.delivered(machine.received(8, generation: 2)) == 8
+    )
+    guard case .release("b", thenEnd: false) = machine.outerEnded() as Action else {
+      Issue.record("the outer's end releases the current inner")
+      return
+    }
+    let third = Self.switched(machine.innerReceived("c"))
+    #expect(third?.generation == 3 && third?.released == nil, "an inner after the outer's end: observed, not kept")
   }
 
   @Test func stateMachineEndsWhenTheOuterAndTheLatestInnerHaveEnded() {
-    var machine = SwitchToLatestStateMachine<String>()
-    _ = machine.innerReceived("a")
-    _ = machine.innerReceived("b")
-    #expect(machine.innerEnded(generation: 2) == false, "an inner's end alone ends nothing")
-    _ = machine.innerReceived("c")
-    #expect(machine.outerEnded().ends == false, "the latest inner has not ended")
-    #expect(machine.innerEnded(generation: 2) == false, "an older inner's end is ignored")
-    #expect(machine.innerEnded(generation: 3) == true)
-    var ended = SwitchToLatestStateMachine<String>()
-    _ = ended.innerReceived("a")
-    #expect(ended.innerEnded(generation: 1) == false)
-    #expect(ended.outerEnded().ends == true, "the latest inner had ended already")
-    var empty = SwitchToLatestStateMachine<String>()
-    #expect(empty.outerEnded().ends == true, "an outer that ends without any inner ends at once")
+    var machine = Machine()
+    _ = machine.innerReceived("a") as Action
+    _ = machine.innerReceived("b") as Action
+    #expect(Self.ends(machine.innerEnded(generation: 2)) == false, "an inner's end alone ends nothing")
+    _ = machine.innerReceived("c") as Action
+    #expect(Self.ends(machine.outerEnded()) == false, "the latest inner has not ended")
+    #expect(Self.ends(machine.innerEnded(generation: 2)) == false, "an older inner's end is ignored")
+    #expect(Self.ends(machine.innerEnded(generation: 3)) == true)
+    var ended = Machine()
+    _ = ended.innerReceived("a") as Action
+    #expect(Self.ends(ended.innerEnded(generation: 1)) == false)
+    #expect(Self.ends(ended.outerEnded()) == true, "the latest inner had ended already")
+    var empty = Machine()
+    #expect(Self.ends(empty.outerEnded()) == true, "an outer that ends without any inner ends at once")
+  }
+
+  @Test func stateMachineStopsWhenTheOuterEndsTwice() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      var machine = SwitchToLatestStateMachine<String>()
+      _ = machine.outerEnded() as SwitchToLatestStateMachine<String>.Action<Int>
+      _ = machine.outerEnded() as SwitchToLatestStateMachine<String>.Action<Int>
+    }
+    #expect(exitTestStandardError(result).contains("SwitchToLatestStateMachine.outerEnded: the outer ended twice"))
   }
 
   // MARK: the end

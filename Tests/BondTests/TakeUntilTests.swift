@@ -133,34 +133,61 @@ import Testing
   }
 }
 
+/// The machine alone, with no threads: each input's method and the action it returns.
 @Suite struct TakeUntilStateMachineTests {
+  typealias Machine = TakeUntilStateMachine<Int>
+
   @Test func forwardsThenEndsOnceAndIgnoresTheRest() {
-    var machine = TakeUntilStateMachine(registeredDue: true)
-    guard case .deliver(1) = machine.received(TakeUntilInput<Int>.event(1)) else {
+    var machine = Machine(registeredDue: true)
+    guard case .deliver(1) = machine.received(1) else {
       Issue.record("an event is delivered")
       return
     }
-    guard case .registered = machine.received(TakeUntilInput<Int>.registered) else {
+    guard case .callRegistered = machine.registrationEnded() else {
       Issue.record("registered is forwarded once")
       return
     }
-    guard case .end(registered: false) = machine.received(TakeUntilInput<Int>.triggered) else {
+    guard case .end(callingRegisteredFirst: false) = machine.triggered() else {
       Issue.record("the trigger ends it")
       return
     }
-    guard case .ignore = machine.received(TakeUntilInput<Int>.event(2)),
-      case .ignore = machine.received(TakeUntilInput<Int>.upstreamEnded)
+    guard case .ignore = machine.received(2), case .ignore = machine.upstreamEnded(),
+      case .ignore = machine.triggered()
     else {
       Issue.record("nothing after the end")
       return
     }
   }
 
-  @Test func anEndDuringRegistrationCallsRegisteredFirst() {
-    var machine = TakeUntilStateMachine(registeredDue: true)
-    guard case .end(registered: true) = machine.received(TakeUntilInput<Int>.triggered) else {
+  @Test func anEndDuringRegistrationCallsRegisteredFirstAndIgnoresTheLateRegistration() {
+    var machine = Machine(registeredDue: true)
+    guard case .end(callingRegisteredFirst: true) = machine.triggered() else {
       Issue.record("registered is still due at the end")
       return
     }
+    guard case .ignore = machine.registrationEnded() else {
+      Issue.record("a registration that ends after the end does nothing")
+      return
+    }
+  }
+
+  @Test func theUpstreamsEndPassesThrough() {
+    var machine = Machine(registeredDue: false)
+    guard case .end(callingRegisteredFirst: false) = machine.upstreamEnded() else {
+      Issue.record("the upstream's end ends it")
+      return
+    }
+    guard case .ignore = machine.triggered() else {
+      Issue.record("a trigger after the end does nothing")
+      return
+    }
+  }
+
+  @Test func aRegistrationThatIsNotDueStops() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      var machine = TakeUntilStateMachine<Int>(registeredDue: false)
+      _ = machine.registrationEnded()
+    }
+    #expect(exitTestStandardError(result).contains("TakeUntilStateMachine.registrationEnded"))
   }
 }

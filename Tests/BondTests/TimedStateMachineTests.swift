@@ -135,7 +135,7 @@ import Testing
   // MARK: - TimeoutStateMachine
 
   @Test func timeoutArmsAtStartAndRearmsPerEvent() {
-    var machine = TimeoutStateMachine<Int>(last: 9)
+    var machine = TimeoutStateMachine<Int>(last: 9, seconds: 1)
     #expect(machine.timerAtStart == 1)
     let first = SimpleDisposable()
     let kept = machine.timerScheduled(first, generation: 1)
@@ -158,7 +158,7 @@ import Testing
   }
 
   @Test func timeoutUpstreamEndCancelsTheTimer() {
-    var machine = TimeoutStateMachine<Int>(last: nil)
+    var machine = TimeoutStateMachine<Int>(last: nil, seconds: 1)
     let timer = SimpleDisposable()
     let registered = machine.registrationEnded()
     #expect(registered)
@@ -173,8 +173,31 @@ import Testing
   }
 
   @Test func timeoutWithoutLastOnlyEnds() {
-    var machine = TimeoutStateMachine<Int>(last: nil)
+    var machine = TimeoutStateMachine<Int>(last: nil, seconds: 1)
     let fire = machine.fire(generation: 1)
+    #expect(fire.deliver == nil && fire.ends && fire.schedule == nil)
+  }
+
+  /// On a clocked scheduler an event moves the deadline: no timer is cancelled or scheduled; the
+  /// timer that fires before the deadline is scheduled again for the rest, then ends at it.
+  @Test func timeoutOnAClockMovesTheDeadline() {
+    var machine = TimeoutStateMachine<Int>(last: 9, seconds: 1)
+    let first = SimpleDisposable()
+    #expect(machine.timerScheduled(first, generation: 1) == nil)
+    let receive = machine.receive(5, now: 0.25)
+    #expect(receive.deliver == 5 && receive.schedule == nil && receive.cancel == nil)
+    let again = machine.fire(generation: 1, now: 1)
+    #expect(again.schedule == 2 && again.delay == 0.25 && again.deliver == nil && !again.ends)
+    #expect(machine.timerScheduled(SimpleDisposable(), generation: 2) == nil)
+    let fire = machine.fire(generation: 2, now: 1.25)
+    #expect(fire.deliver?.event == 9 && fire.ends && fire.schedule == nil, "the end at the deadline")
+    let late = machine.receive(6, now: 1.5)
+    #expect(late.deliver == nil, "nothing after the timeout")
+  }
+
+  @Test func timeoutOnAClockWithNoEventEndsAtTheFirstTimer() {
+    var machine = TimeoutStateMachine<Int>(last: nil, seconds: 1)
+    let fire = machine.fire(generation: 1, now: 1)
     #expect(fire.deliver == nil && fire.ends && fire.schedule == nil)
   }
 }

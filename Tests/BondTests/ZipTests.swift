@@ -180,7 +180,7 @@ import Testing
     var empty = ZipStateMachine(sourceCount: 3)
     var inStep = ZipStateMachine(sourceCount: 2)
     defer { [machine, empty, inStep].forEach { $0.deallocate() } }
-    var results: [Bool] = []
+    var results: [ZipStateMachine.Action] = []
     results.append(machine.eventQueued(position: 0))
     results.append(machine.eventQueued(position: 0))
     results.append(machine.eventQueued(position: 1))  // a pair is complete
@@ -188,17 +188,27 @@ import Testing
     results.append(machine.sourceEnded(position: 0))  // one of its events is still unmatched
     results.append(machine.eventQueued(position: 1))
     #expect(machine.tupleDelivered() == .end)  // the ended source has nothing left
-    results.append(machine.sourceEnded(position: 1))  // already ended
-    #expect(results == [false, false, true, false, true, false])
+    results.append(machine.sourceEnded(position: 1))  // after the end
+    #expect(results == [.ignore, .ignore, .takeTuple, .ignore, .takeTuple, .ignore])
     let registered = [empty.sourceRegistered(), empty.sourceRegistered(), empty.sourceRegistered()]
-    #expect(registered == [false, false, true])
+    #expect(registered == [.ignore, .ignore, .callRegistered])
     let ended = empty.sourceEnded(position: 2)
     let after = empty.eventQueued(position: 0)
-    #expect(ended && !after)
+    #expect(ended == .end && after == .ignore)
     let completes = [inStep.eventQueued(position: 1), inStep.eventQueued(position: 0)]
-    #expect(completes == [false, true])
+    #expect(completes == [.ignore, .takeTuple])
     #expect(inStep.tupleDelivered() == .nothingMore)  // nothing left unmatched, nothing ended
     #expect(inStep.pending(0) == 0 && inStep.pending(1) == 0 && inStep.emptySources == 2)
+  }
+
+  @Test func stateMachineStopsWhenASourceEndsTwice() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      var machine = ZipStateMachine(sourceCount: 2)
+      _ = machine.eventQueued(position: 0)
+      _ = machine.sourceEnded(position: 0)
+      _ = machine.sourceEnded(position: 0)
+    }
+    #expect(exitTestStandardError(result).contains("ZipStateMachine.sourceEnded: source 0 ended twice"))
   }
 
   /// Finite streams rule 4 and guarantee 3: a dispose() from inside the tuple that ends the stream

@@ -79,7 +79,7 @@ struct DebounceStateMachine<Event: Sendable>: FlushingTimedStateMachine {
   @inlinable
   mutating func timerScheduled(_ handle: any DisposableType, generation: UInt64) -> (any DisposableType)? {
     guard case .waiting(let pending, let timer) = state, generation == self.generation else { return handle }
-    if timer != nil { preconditionFailure("Internal inconsistency") }  // one timer per event
+    if timer != nil { preconditionFailure("DebounceStateMachine.timerScheduled: a second timer for one event") }
     state = .waiting(pending, timer: handle)
     return nil
   }
@@ -92,7 +92,9 @@ struct DebounceStateMachine<Event: Sendable>: FlushingTimedStateMachine {
       return TimedFireAction()
     case .idle:
       // The event of this generation was delivered by this timer: no timer fires twice.
-      if generation == self.generation { preconditionFailure("Internal inconsistency") }
+      if generation == self.generation {
+        preconditionFailure("DebounceStateMachine.fire: the timer of the current event fired twice")
+      }
       return TimedFireAction()
     case .waiting(let pending, _):
       guard generation == self.generation else { return TimedFireAction() }

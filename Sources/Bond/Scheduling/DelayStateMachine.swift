@@ -99,7 +99,9 @@ struct DelayStateMachine<Event: Sendable>: TimedStateMachine {
     case .ending(let current): (registration, isEnding) = (current, true)
     }
     if timers.removeValue(forKey: generation) == nil { firedUnstored.insert(generation) }
-    guard head < waiting.count else { preconditionFailure("Internal inconsistency") }
+    guard head < waiting.count else {
+      preconditionFailure("DelayStateMachine.fire: a timer fired with no event waiting")
+    }
     let event = waiting[head]
     head += 1
     released += 1

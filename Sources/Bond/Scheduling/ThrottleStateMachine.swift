@@ -84,7 +84,7 @@ struct ThrottleStateMachine<Event: Sendable>: FlushingTimedStateMachine {
   @inlinable
   mutating func timerScheduled(_ handle: any DisposableType, generation: UInt64) -> (any DisposableType)? {
     guard case .windowOpen(let windowEnd, let latest) = state, generation == self.generation else { return handle }
-    if windowEnd != nil { preconditionFailure("Internal inconsistency") }  // one end per window
+    if windowEnd != nil { preconditionFailure("ThrottleStateMachine.timerScheduled: a second end for one window") }
     state = .windowOpen(windowEnd: handle, latest: latest)
     return nil
   }
@@ -98,7 +98,9 @@ struct ThrottleStateMachine<Event: Sendable>: FlushingTimedStateMachine {
       return TimedFireAction()
     case .idle:
       // The window of this generation was closed by its own end: no window ends twice.
-      if generation == self.generation { preconditionFailure("Internal inconsistency") }
+      if generation == self.generation {
+        preconditionFailure("ThrottleStateMachine.fire: the end of the current window fired twice")
+      }
       return TimedFireAction()
     case .windowOpen(_, let latest):
       guard generation == self.generation else { return TimedFireAction() }
@@ -131,7 +133,9 @@ struct ThrottleStateMachine<Event: Sendable>: FlushingTimedStateMachine {
 
   @inlinable
   mutating func takeLatestForSlot() -> Event? {
-    guard case .windowOpen(let windowEnd, let latest) = state else { preconditionFailure("Internal inconsistency") }
+    guard case .windowOpen(let windowEnd, let latest) = state else {
+      preconditionFailure("ThrottleStateMachine.takeLatestForSlot: no window is open")
+    }
     state = .windowOpen(windowEnd: windowEnd, latest: nil)
     return latest?.event
   }
@@ -149,7 +153,7 @@ struct ThrottleStateMachine<Event: Sendable>: FlushingTimedStateMachine {
       state = .windowOpen(windowEnd: windowEnd, latest: PendingEvent(latest))
       return nil
     case .idle:
-      preconditionFailure("Internal inconsistency")  // the window stays open while the slot is out
+      preconditionFailure("ThrottleStateMachine.restoreLatestFromSlot: the window closed while the slot was out")
     }
   }
 

@@ -65,7 +65,7 @@ struct TicksStateMachine: Sendable {
       state = repeats ? .delivering : .over
       return .deliver(tick: tick, ends: !repeats)
     case .delivering:
-      preconditionFailure("Internal inconsistency")  // no timer while a tick is delivered
+      preconditionFailure("TicksStateMachine.fire: a timer fired while a tick is delivered")
     }
   }
 

@@ -71,7 +71,9 @@ struct TimedCollectStateMachine<Element: Sendable>: FlushingTimedStateMachine {
   @inlinable
   mutating func timerScheduled(_ handle: any DisposableType, generation: UInt64) -> (any DisposableType)? {
     guard generation == self.generation, case .filling(let buffer, let timer) = state else { return handle }
-    guard timer == nil else { preconditionFailure("Internal inconsistency") }
+    guard timer == nil else {
+      preconditionFailure("TimedCollectStateMachine.timerScheduled: a second timer for one window")
+    }
     state = .filling(buffer, timer: handle)
     return nil
   }

@@ -28,6 +28,9 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
 
   @usableFromInline let delivery: ScheduledDelivery<Event, S>
   @usableFromInline let seconds: Double
+  /// The scheduler's clock, when the machine reads it (``TimedStateMachine/readsClock``) and the
+  /// scheduler tells it; else `nil`.
+  @usableFromInline let clock: (any ClockedScheduler)?
   @usableFromInline let state: LockedState<TimedSinkState<Machine>>
   /// What an event may do without the lock: a ``LatestSlotUse`` raw value, or `sending` (the sender
   /// holds `slot`) or `interrupted` (it does, and a lock holder came meanwhile).
@@ -41,6 +44,7 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
   init(delivery: ScheduledDelivery<Event, S>, seconds: Double, machine: Machine) {
     self.delivery = delivery
     self.seconds = seconds
+    self.clock = Machine.readsClock ? delivery.scheduler as? any ClockedScheduler : nil
     self.state = LockedState(TimedSinkState(machine: machine))
   }
 
@@ -99,10 +103,12 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
         return
       }
     }
+    // Read before the lock, to keep the critical section short.
+    let now = Machine.readsClock ? clock?.now : nil
     let (action, handOver) = state.withLock { locked -> (TimedReceiveAction<Event>, HandOver?) in
       takeSlotLocked(&locked.machine)
       defer { openSlotLocked(&locked.machine) }
-      let action = locked.machine.receive(input)
+      let action = if let now { locked.machine.receive(input, now: now) } else { locked.machine.receive(input) }
       if let deliver = action.deliver { return (action, delivery.enqueue(deliver)) }
       return (action, action.registeredDue ? delivery.enqueueRegistrationEnd() : nil)
     }
@@ -122,11 +128,11 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
   }
 
   @usableFromInline
-  func scheduleTimer(_ generation: UInt64) {
+  func scheduleTimer(_ generation: UInt64, after delay: Double? = nil) {
     // The timer holds this sink until it fires or is cancelled (by the machine, the end or dispose):
     // the machine keeps every handle, so that dispose() breaks that cycle (scheduler → action →
     // sink → delivery → scheduler) at once, and releases what the observation captured.
-    let handle = delivery.scheduler.schedule(after: seconds) { [self] in self.timerFired(generation) }
+    let handle = delivery.scheduler.schedule(after: delay ?? seconds) { [self] in self.timerFired(generation) }
     // The handle is not the pending event: the slot stays where it is.
     let cancel = state.withLock { $0.machine.timerScheduled(handle, generation: generation) }
     cancel?.dispose()
@@ -135,6 +141,7 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
   /// Runs on the scheduler.
   @usableFromInline
   func timerFired(_ generation: UInt64) {
+    let now = Machine.readsClock ? clock?.now : nil
     let fire = state.withLock { locked -> FireHandOver? in
       guard takeSlotLocked(&locked.machine) else {
         // The sender holds the slot: it decides this end once it hands the slot back (finishSend).
@@ -143,7 +150,7 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
         return nil
       }
       defer { openSlotLocked(&locked.machine) }
-      return fireLocked(&locked.machine, generation)
+      return fireLocked(&locked.machine, generation, now: now)
     }
     if let fire { perform(fire, onScheduler: true) }
   }
@@ -160,7 +167,7 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
       defer { openSlotLocked(&locked.machine) }
       guard let generation = locked.deferredFire else { return (nil, dropped) }
       locked.deferredFire = nil
-      return (fireLocked(&locked.machine, generation), dropped)
+      return (fireLocked(&locked.machine, generation, now: Machine.readsClock ? clock?.now : nil), dropped)
     }
     if let fire { perform(fire, onScheduler: false) }
     _ = dropped  // released here, outside the lock
@@ -195,10 +202,12 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
     _ = dropped  // released here, outside the lock
   }
 
-  /// The machine's decision for the end of window `generation`, its hand-overs queued in order.
+  /// The machine's decision for the end of window `generation` (at the scheduler's time `now`, when
+  /// the machine reads the clock), its hand-overs queued in order.
   @inlinable
-  func fireLocked(_ machine: inout Machine, _ generation: UInt64) -> FireHandOver {
-    let action = machine.fire(generation: generation)
+  func fireLocked(_ machine: inout Machine, _ generation: UInt64, now: Double?) -> FireHandOver {
+    let action =
+      if let now { machine.fire(generation: generation, now: now) } else { machine.fire(generation: generation) }
     let handOver = action.deliver.map { delivery.enqueue($0.event, endsRegistration: $0.endsRegistration) }
     return (action, handOver, action.ends ? delivery.enqueueEnd() : nil)
   }
@@ -206,7 +215,7 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
   /// Performs a window's end (after the lock): its next timer, its event, then the end.
   @usableFromInline
   func perform(_ fire: FireHandOver, onScheduler: Bool) {
-    if let generation = fire.action.schedule { scheduleTimer(generation) }
+    if let generation = fire.action.schedule { scheduleTimer(generation, after: fire.action.delay) }
     if let handOver = fire.event { delivery.perform(handOver, onScheduler: onScheduler) }
     if let end = fire.end { delivery.perform(end, onScheduler: onScheduler) }
   }

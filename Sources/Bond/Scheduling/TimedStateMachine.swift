@@ -37,6 +37,19 @@ protocol TimedStateMachine<Input, Event>: Sendable {
   /// Disposed: returns the timer to cancel and what is dropped (released outside the lock).
   mutating func disposed() -> (timer: (any DisposableType)?, dropped: Dropped)
 
+  /// Whether the machine reads the scheduler's clock (``Timeout``: an event moves a deadline, read
+  /// when the timer fires, instead of re-arming a timer); `false` (the default) compiles the clock
+  /// reads out of ``TimedSink``. Only on a ``ClockedScheduler``: on another, ``TimedSink`` calls
+  /// the methods without a time.
+  static var readsClock: Bool { get }
+
+  /// ``receive(_:)`` on a ``ClockedScheduler`` when ``readsClock``: `now` is the scheduler's time.
+  mutating func receive(_ input: Input, now: Double) -> TimedReceiveAction<Event>
+
+  /// ``fire(generation:)`` on a ``ClockedScheduler`` when ``readsClock``: `now` is the scheduler's
+  /// time.
+  mutating func fire(generation: UInt64, now: Double) -> TimedFireAction<Event>
+
   /// Whether the machine ever answers an event without its lock (``latestSlotUse``); `false` (the
   /// default) compiles the slot's checks out of ``TimedSink``.
   static var usesLatestSlot: Bool { get }
@@ -70,6 +83,16 @@ extension TimedStateMachine {
   @inlinable
   var timerAtStart: UInt64? { nil }
 
+  /// No clock: each event that moves the end of a wait re-arms a timer.
+  @inlinable
+  static var readsClock: Bool { false }
+
+  @inlinable
+  mutating func receive(_ input: Input, now: Double) -> TimedReceiveAction<Event> { receive(input) }
+
+  @inlinable
+  mutating func fire(generation: UInt64, now: Double) -> TimedFireAction<Event> { fire(generation: generation) }
+
   /// Every event goes through the lock.
   @inlinable
   static var usesLatestSlot: Bool { false }
@@ -88,7 +111,7 @@ extension TimedStateMachine {
 /// event at once when the upstream ends (``Throttle``, ``Debounce``, ``TimedCollect``).
 ///
 /// An impossible transition (a timer of the current generation scheduled or fired twice) stops
-/// with `preconditionFailure("Internal inconsistency")`.
+/// with `preconditionFailure("<Machine>.<method>: <what was impossible>")`.
 @usableFromInline
 protocol FlushingTimedStateMachine<Input, Event>: TimedStateMachine where Dropped == Event? {
   /// `registered` waits for the pending event, a registration event, to be delivered.
@@ -148,17 +171,24 @@ struct TimedReceiveAction<Event> {
   }
 }
 
-/// What ``TimedSink`` does when a timer fires: schedule the timer of `schedule`, deliver `deliver`
-/// (with `endsRegistration`, `registered` is due right after it), then the end when `ends`.
+/// What ``TimedSink`` does when a timer fires: schedule the timer of `schedule` (after `delay`, or
+/// the sink's interval when `nil`), deliver `deliver` (with `endsRegistration`, `registered` is due
+/// right after it), then the end when `ends`.
 @usableFromInline
 struct TimedFireAction<Event> {
   @usableFromInline var deliver: (event: Event, endsRegistration: Bool)?
   @usableFromInline var schedule: UInt64?
+  @usableFromInline var delay: Double?
   @usableFromInline var ends: Bool
 
   @inlinable
-  init(deliver: (event: Event, endsRegistration: Bool)? = nil, schedule: UInt64? = nil, ends: Bool = false) {
-    (self.deliver, self.schedule, self.ends) = (deliver, schedule, ends)
+  init(
+    deliver: (event: Event, endsRegistration: Bool)? = nil,
+    schedule: UInt64? = nil,
+    delay: Double? = nil,
+    ends: Bool = false
+  ) {
+    (self.deliver, self.schedule, self.delay, self.ends) = (deliver, schedule, delay, ends)
   }
 }
 

@@ -15,7 +15,9 @@ extension EventProducerType where Event: Sendable {
   /// | delivered |             | 1    | end  |
   ///
   /// (`seconds` 1.) The upstream's end before the timeout ends it as usual (at once, on `scheduler`).
-  /// Each event costs a lock, a cancel and a `schedule(after:)`, as ``debounce(seconds:scheduler:)``.
+  /// On a ``ClockedScheduler`` (a `DispatchQueue`, a `TestScheduler`) each event costs a lock and a
+  /// clock read: it moves the deadline, and a timer that fires before it is scheduled again for the
+  /// rest; on another scheduler, a cancel and a `schedule(after:)`, as ``debounce(seconds:scheduler:)``.
   /// See <doc:TimeoutGuide>.
   /// - Precondition: `seconds` is 0 or more (not NaN).
   @inlinable
@@ -96,7 +98,7 @@ public struct Timeout<Upstream: EventProducerType, S: Scheduler>: EventProducerT
       with: observer,
       on: scheduler,
       seconds: seconds,
-      machine: TimeoutStateMachine(last: last)
+      machine: TimeoutStateMachine(last: last, seconds: seconds)
     )
   }
 }

@@ -11,10 +11,14 @@ enum AppendInput<Event> {
   case otherEnded
 }
 
-/// The state of one ``Append`` observation: a pure value, called in the serializer's delivery
-/// order (never concurrently).
+/// The decisions of one ``Append`` observation: a pure value, called in the serializer's delivery
+/// order (never concurrently), one method per ``AppendInput``.
+///
+/// Impossible, so a `preconditionFailure`: `other`'s end before it is observed, the receiver's end
+/// twice, and a registration that is not due. An event or the receiver's registration after the
+/// receiver's end (it ended during its registration) can happen, and is handled.
 @usableFromInline
-struct AppendStateMachine {
+struct AppendStateMachine<Event> {
   @usableFromInline
   enum State {
     /// Forwarding the receiver; `registeredDue` while the observer's `registered` has yet to be
@@ -26,13 +30,13 @@ struct AppendStateMachine {
     case ended
   }
 
-  /// What the caller must do with one input.
+  /// What the sink must do after one input.
   @usableFromInline
-  enum Action<Event> {
+  enum Action {
     /// Deliver the event.
     case deliver(Event)
     /// Call the observer's `registered`.
-    case registered
+    case callRegistered
     /// Observe `other` (it is hot: from now on); call `registered` first when `true` (still due).
     case observeOther(registered: Bool)
     /// End the observation.
@@ -48,29 +52,52 @@ struct AppendStateMachine {
     state = .first(registeredDue: registeredDue)
   }
 
-  /// One input, in delivery order.
+  /// An event of the receiver, or of `other` (``AppendInput/event(_:)``).
   @inlinable
-  mutating func received<Event>(_ input: AppendInput<Event>) -> Action<Event> {
-    switch (state, input) {
-    case (.ended, _):
-      return .ignore
-    case (_, .event(let event)):
-      return .deliver(event)
-    case (.first(true), .registered):
+  mutating func received(_ event: Event) -> Action {
+    switch state {
+    case .first, .other: return .deliver(event)
+    case .ended: return .ignore  // queued before the end disposed the observations
+    }
+  }
+
+  /// The receiver's registration ended (``AppendInput/registered``).
+  @inlinable
+  mutating func registrationEnded() -> Action {
+    switch state {
+    case .first(registeredDue: true):
       state = .first(registeredDue: false)
-      return .registered
-    case (_, .registered):
-      return .ignore
-    case (.first(let registeredDue), .firstEnded):
-      state = .other
-      return .observeOther(registered: registeredDue)
-    case (_, .firstEnded):
-      return .ignore
-    case (.other, .otherEnded):
+      return .callRegistered
+    case .first(registeredDue: false):
+      preconditionFailure(
+        "AppendStateMachine.registrationEnded: registration ended twice, or with no registered to call"
+      )
+    case .other, .ended:
+      return .ignore  // the receiver ended during its registration: `registered` came with its end
+    }
+  }
+
+  /// The receiver ended (``AppendInput/firstEnded``): observe `other`.
+  @inlinable
+  mutating func firstEnded() -> Action {
+    guard case .first(let registeredDue) = state else {
+      preconditionFailure("AppendStateMachine.firstEnded: the receiver ended twice")
+    }
+    state = .other
+    return .observeOther(registered: registeredDue)
+  }
+
+  /// `other` ended (``AppendInput/otherEnded``): the end.
+  @inlinable
+  mutating func otherEnded() -> Action {
+    switch state {
+    case .other:
       state = .ended
       return .end
-    case (_, .otherEnded):
-      return .ignore
+    case .first:
+      preconditionFailure("AppendStateMachine.otherEnded: other ended before it was observed")
+    case .ended:
+      preconditionFailure("AppendStateMachine.otherEnded: other ended twice")
     }
   }
 }
@@ -84,7 +111,7 @@ final class AppendSink<Other: EventProducerType>: InboxSink {
   @usableFromInline let output: InboxSinkOutput<Event, AppendInput<Event>>
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
   @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
-  @exclusivity(unchecked) @usableFromInline var machine: AppendStateMachine
+  @exclusivity(unchecked) @usableFromInline var machine: AppendStateMachine<Event>
   /// The producer observed after the receiver's end, kept alive until then (like an upstream).
   @exclusivity(unchecked) @usableFromInline var other: Other?
 
@@ -96,11 +123,19 @@ final class AppendSink<Other: EventProducerType>: InboxSink {
     self.other = other
   }
 
+  /// Asks the machine the method of `input`, then performs its action.
   @inlinable
   func receive(_ input: AppendInput<Event>) {
-    switch machine.received(input) {
+    let action =
+      switch input {
+      case .event(let event): machine.received(event)
+      case .registered: machine.registrationEnded()
+      case .firstEnded: machine.firstEnded()
+      case .otherEnded: machine.otherEnded()
+      }
+    switch action {
     case .deliver(let event): output.observer(event)
-    case .registered: callRegistered()
+    case .callRegistered: callRegistered()
     case .observeOther(let registeredDue):
       if registeredDue { callRegistered() }
       observeOther()

@@ -22,7 +22,7 @@ class CombineLatestCore: TupleDirectSink {
   /// upstream has sent. Called holding the inbox's rights (its observer, or the direct path).
   @inlinable @inline(__always)
   final func eventStored(isItsFirst: Bool) {
-    if machine.eventStored(isItsFirst: isItsFirst) { deliverLatest() }
+    if machine.eventStored(isItsFirst: isItsFirst) == .deliverTuple { deliverLatest() }
   }
 
   @inlinable
@@ -93,12 +93,12 @@ final class CombineLatestSink<Event>: CombineLatestCore, TupleSink {
   @inlinable
   func receiveMarker(_ marker: Int) {
     if marker == TupleMarkers.registered {
-      if machine.sourceRegistered() { callRegistered() }
+      if machine.sourceRegistered() == .callRegistered { callRegistered() }
       return
     }
     // Every event of that source is stored before its end: the source's events go into the
     // inbox in its order, its end after them.
     let hadSent = tuple.slots[TupleMarkers.position(ofEnded: marker)].hasSent()
-    if machine.sourceEnded(hadSent: hadSent) { end() }
+    if machine.sourceEnded(hadSent: hadSent) == .end { end() }
   }
 }

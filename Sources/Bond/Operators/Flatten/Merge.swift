@@ -110,17 +110,27 @@ final class MergeSink<Inner: EventProducerType>: InboxSink {
       output.observer(event)
     case .inner(let inner):
       // Observed now, or when an observed one ends (merge(maxConcurrent:)).
-      if let now = machine.innerReceived(inner) { observeInner(now) }
+      perform(machine.innerReceived(inner))
     case .registered:
-      if machine.registrationFinished() { callRegistered() }
+      perform(machine.registrationFinished())
     case .innerEnded:
-      let (next, ends) = machine.innerEnded()
-      if let next { observeInner(next) }
-      if ends { end() }
+      perform(machine.innerEnded())
     case .outerEnded:
-      let (released, ends) = machine.outerEnded()
+      perform(machine.outerEnded())
+    }
+  }
+
+  /// Performs the machine's action.
+  @inlinable
+  func perform(_ action: MergeStateMachine<Inner>.Action) {
+    switch action {
+    case .observe(let inner): observeInner(inner)
+    case .callRegistered: callRegistered()
+    case .release(let released, let thenEnd):
       _ = released  // released here, outside any lock; their observations go on
-      if ends { end() }
+      if thenEnd { end() }
+    case .end: end()
+    case .ignore: break
     }
   }
 

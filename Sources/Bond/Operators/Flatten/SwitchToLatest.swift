@@ -67,13 +67,21 @@ final class SwitchToLatestSink<Inner: EventProducerType>: InboxSink {
     self.current = current
   }
 
+  /// Asks the machine the method of `input`, then performs its action.
   @inlinable
   func receive(_ input: Input) {
-    switch input {
-    case .event(let event, let generation):
-      if machine.shouldForward(generation: generation) { output.observer(event) }
-    case .inner(let inner):
-      let (generation, released) = machine.innerReceived(inner)
+    let action: SwitchToLatestStateMachine<Inner>.Action<Inner.Event> =
+      switch input {
+      case .event(let event, let generation): machine.received(event, generation: generation)
+      case .inner(let inner): machine.innerReceived(inner)
+      case .registered: machine.registrationEnded()
+      case .innerEnded(let generation): machine.innerEnded(generation: generation)
+      case .outerEnded: machine.outerEnded()
+      }
+    switch action {
+    case .deliver(let event):
+      output.observer(event)
+    case .switchTo(let inner, let generation, let released):
       // The previous observation is disposed first, without waiting (a delivery of it in flight on
       // another thread only queues into the inbox; whatever it queues from now on has an old
       // generation). When its producer was idle, its closures are released at once, and with them
@@ -91,14 +99,15 @@ final class SwitchToLatestSink<Inner: EventProducerType>: InboxSink {
         )
       )
       _ = released  // released here, after its observation was disposed
-    case .registered:
+    case .callRegistered:
       callRegistered()
-    case .innerEnded(let generation):
-      if machine.innerEnded(generation: generation) { end() }
-    case .outerEnded:
-      let (released, ends) = machine.outerEnded()
+    case .release(let released, let thenEnd):
       _ = released  // its observation goes on
-      if ends { end() }
+      if thenEnd { end() }
+    case .end:
+      end()
+    case .ignore:
+      break
     }
   }
 

@@ -10,7 +10,7 @@ enum SwitchToLatestInput<Inner, Event> {
   case outerEnded
 }
 
-/// The state of one `switchToLatest` observation: which inner observation is the current one.
+/// The decisions of one `switchToLatest` observation: which inner observation is the current one.
 ///
 /// Each inner producer received starts a new generation; an inner's events carry the generation of
 /// the observation that received them, and only those of the current generation are forwarded. The
@@ -18,55 +18,95 @@ enum SwitchToLatestInput<Inner, Event> {
 /// older one (even one sent concurrently with the switch, or already queued) is dropped.
 ///
 /// A pure value, owned by the single observer of the observation's serializer (never called
-/// concurrently), so it needs no lock and can be tested with no threads.
+/// concurrently), so it needs no lock and can be tested with no threads. One method per input, each
+/// returning the ``Action`` its sink performs. An older inner's event or end, and an inner after
+/// the outer's end (the outer released its observer while a delivery was in flight, observed but
+/// not kept), can happen and are handled; the outer's end twice cannot (`preconditionFailure`).
 @usableFromInline
 struct SwitchToLatestStateMachine<Inner> {
+  @usableFromInline
+  enum State {
+    /// The outer producer is live: `current`, the latest inner (kept alive; `nil` before the first),
+    /// and whether its observation has ended (`true` while there is none).
+    case outerLive(current: Inner?, currentHasEnded: Bool)
+    /// The outer producer has ended: the observation ends with the latest inner.
+    case outerEnded(currentHasEnded: Bool)
+  }
+
+  /// What the sink must do after one input.
+  @usableFromInline
+  enum Action<Event> {
+    /// Deliver the event (of the current inner).
+    case deliver(Event)
+    /// Dispose the current inner's observation, then observe `inner` with `generation`; release
+    /// `released` (the previous inner) after that.
+    case switchTo(Inner, generation: Int, released: Inner?)
+    /// Call the observer's `registered`.
+    case callRegistered
+    /// Release `released` (its observation goes on); then end when `thenEnd`.
+    case release(Inner?, thenEnd: Bool)
+    /// End the observation.
+    case end
+    /// Nothing (an older inner's event or end, or the current inner's end while the outer lives).
+    case ignore
+  }
+
+  @usableFromInline var state = State.outerLive(current: nil, currentHasEnded: true)
   /// The generation of the current inner observation (0: none yet).
   @usableFromInline var generation = 0
-  /// The current inner producer, kept alive while the outer producer lives.
-  @usableFromInline var current: Inner?
-  /// False once the outer producer has ended: inners are no longer kept alive.
-  @usableFromInline var retainsInners = true
-  /// Whether the current inner has ended (true while there is none).
-  @usableFromInline var currentHasEnded = true
 
   @inlinable
   init() {}
 
-  /// A newer inner producer arrived: the caller observes it with the returned generation (and
-  /// disposes the previous observation).
-  /// - Returns: the new generation, and the previous inner producer to release.
+  /// A newer inner producer arrived: switch to it, with a new generation.
   @inlinable
-  mutating func innerReceived(_ inner: Inner) -> (generation: Int, released: Inner?) {
+  mutating func innerReceived<Event>(_ inner: Inner) -> Action<Event> {
     generation += 1
-    currentHasEnded = false
-    let released = current
-    current = retainsInners ? inner : nil
-    return (generation, released)
+    switch state {
+    case .outerLive(let current, _):
+      state = .outerLive(current: inner, currentHasEnded: false)
+      return .switchTo(inner, generation: generation, released: current)
+    case .outerEnded:
+      state = .outerEnded(currentHasEnded: false)
+      return .switchTo(inner, generation: generation, released: nil)
+    }
   }
 
-  /// Whether an event of the inner observation of `generation` is forwarded.
+  /// An event of the inner observation of `generation`: forwarded when it is the current one.
   @inlinable
-  func shouldForward(generation: Int) -> Bool {
-    generation == self.generation
+  mutating func received<Event>(_ event: Event, generation: Int) -> Action<Event> {
+    generation == self.generation ? .deliver(event) : .ignore
   }
 
-  /// The inner observation of `generation` ended; an older inner's end changes nothing.
-  /// - Returns: true when the observation ends now (the outer has ended and this is the latest inner).
+  /// The outer's registration ended: `registered` is due (the sink calls it once).
   @inlinable
-  mutating func innerEnded(generation: Int) -> Bool {
-    guard generation == self.generation else { return false }
-    currentHasEnded = true
-    return !retainsInners
+  mutating func registrationEnded<Event>() -> Action<Event> {
+    .callRegistered
   }
 
-  /// The outer producer ended (or released its observer): stop keeping the current inner alive.
-  /// - Returns: the inner producer to release (its observation goes on), and whether the
-  ///   observation ends now (the latest inner has ended, or there was none).
+  /// The inner observation of `generation` ended; an older inner's end changes nothing. Ends when
+  /// the outer has ended and this is the latest inner.
   @inlinable
-  mutating func outerEnded() -> (released: Inner?, ends: Bool) {
-    retainsInners = false
-    defer { current = nil }
-    return (current, currentHasEnded)
+  mutating func innerEnded<Event>(generation: Int) -> Action<Event> {
+    guard generation == self.generation else { return .ignore }
+    switch state {
+    case .outerLive(let current, _):
+      state = .outerLive(current: current, currentHasEnded: true)
+      return .ignore
+    case .outerEnded:
+      state = .outerEnded(currentHasEnded: true)
+      return .end
+    }
+  }
+
+  /// The outer producer ended (or released its observer): stop keeping the current inner alive, and
+  /// end when the latest inner has ended (or there was none).
+  @inlinable
+  mutating func outerEnded<Event>() -> Action<Event> {
+    guard case .outerLive(let current, let currentHasEnded) = state else {
+      preconditionFailure("SwitchToLatestStateMachine.outerEnded: the outer ended twice")
+    }
+    state = .outerEnded(currentHasEnded: currentHasEnded)
+    return .release(current, thenEnd: currentHasEnded)
   }
 }

@@ -1,6 +1,9 @@
 /// The state of one ``GroupBy`` observation: the open groups by key, each with the tick of its
 /// last event (to find the group that has gone longest without one). A pure value, called under
-/// the sink's lock.
+/// the sink's lock; the sink performs its actions after the lock.
+///
+/// An event after the end, and a second end, can happen (the user's `dispose()` races with the
+/// upstream) and are ignored: no transition of this machine is impossible.
 @usableFromInline
 struct GroupByStateMachine<Key: Hashable, Group> {
   @usableFromInline
@@ -11,9 +14,11 @@ struct GroupByStateMachine<Key: Hashable, Group> {
     case ended
   }
 
-  /// What the caller must do with one event.
+  /// What the sink must do after one input.
   @usableFromInline
   enum Action {
+    /// End every group (the upstream's end, or disposed).
+    case endGroups([Group])
     /// Send the event into its key's group.
     case send(Group)
     /// End `evicted` (when `maxGroups` were open), deliver the new group, then send the event
@@ -56,14 +61,14 @@ struct GroupByStateMachine<Key: Hashable, Group> {
     return .newGroup(group, evicted: evicted)
   }
 
-  /// The upstream ended, or the observation was disposed.
-  /// - Returns: the groups to end, or `nil` when it had already ended (nothing to do).
+  /// The upstream ended, or the observation was disposed: end every group (`ignore` when it had
+  /// already ended).
   @inlinable
-  mutating func ended() -> [Group]? {
-    guard case .open = state else { return nil }
+  mutating func ended() -> Action {
+    guard case .open = state else { return .ignore }
     state = .ended
     defer { groups = [:] }
-    return groups.values.map(\.group)
+    return .endGroups(groups.values.map(\.group))
   }
 }
 
@@ -106,8 +111,8 @@ final class GroupBySink<Key: Hashable, Event>: GroupEnding, @unchecked Sendable 
       evicted?.finish()
       observer.event((key: key, events: AnyEventProducer(group)))
       group.next(event)
-    case .ignore:
-      break
+    case .endGroups, .ignore:
+      break  // an event never ends the groups
     }
   }
 
@@ -115,7 +120,7 @@ final class GroupBySink<Key: Hashable, Event>: GroupEnding, @unchecked Sendable 
   @inlinable
   @discardableResult
   func endGroups() -> Bool {
-    guard let groups = machine.withLock({ $0.ended() }) else { return false }
+    guard case .endGroups(let groups) = machine.withLock({ $0.ended() }) else { return false }
     for group in groups { group.finish() }
     return true
   }

@@ -11,10 +11,14 @@ enum RaceInput<Event> {
   case ended(Int)
 }
 
-/// The state of one ``Race`` observation: a pure value, called in the serializer's delivery order
-/// (never concurrently).
+/// The decisions of one ``Race`` observation: a pure value, called in the serializer's delivery
+/// order (never concurrently), one method per ``RaceInput``.
+///
+/// A loser's event, registration or end queued before the losers were disposed, and anything after
+/// the end, are ignored; a producer's registration that ends twice is impossible
+/// (`preconditionFailure`).
 @usableFromInline
-struct RaceStateMachine {
+struct RaceStateMachine<Event> {
   @usableFromInline
   enum State {
     /// No producer has sent yet; `live` have not ended.
@@ -25,16 +29,16 @@ struct RaceStateMachine {
     case ended
   }
 
-  /// What the caller must do with one input.
+  /// What the sink must do after one input.
   @usableFromInline
-  enum Action<Event> {
+  enum Action {
     /// Deliver the event of the winner.
     case deliver(Event)
     /// `winner` has won with `event`: stop observing the others, call `registered` first when
     /// `true` (the winner's registration has ended), then deliver.
     case won(winner: Int, registered: Bool, Event)
     /// Call the observer's `registered`.
-    case registered
+    case callRegistered
     /// End the observation (`registered` first, if still due).
     case end
     /// Nothing.
@@ -58,37 +62,59 @@ struct RaceStateMachine {
   @inlinable
   var endsAtOnce: Bool { registrations.isEmpty }
 
-  /// One input, in delivery order.
+  /// An event of producer `index` (``RaceInput/event(_:_:)``): the first one wins.
   @inlinable
-  mutating func received<Event>(_ input: RaceInput<Event>) -> Action<Event> {
-    switch (state, input) {
-    case (.ended, _):
-      return .ignore
-    case (.won(let winner), .event(let index, let event)):
-      return index == winner ? .deliver(event) : .ignore
-    case (.racing, .event(let index, let event)):
+  mutating func received(_ event: Event, from index: Int) -> Action {
+    switch state {
+    case .ended:
+      return .ignore  // queued before the end disposed the observations
+    case .won(let winner):
+      return index == winner ? .deliver(event) : .ignore  // a loser's, queued before it was disposed
+    case .racing:
       state = .won(winner: index)
       let registered = registeredDue && registrations[index]
       if registered { registeredDue = false }
       return .won(winner: index, registered: registered, event)
-    case (.racing, .registered(let index)):
+    }
+  }
+
+  /// Producer `index`'s registration ended (``RaceInput/registered(_:)``).
+  @inlinable
+  mutating func registrationEnded(_ index: Int) -> Action {
+    switch state {
+    case .ended:
+      return .ignore
+    case .racing:
+      if registrations[index] {
+        preconditionFailure("RaceStateMachine.registrationEnded: producer \(index)'s registration ended twice")
+      }
       registrations[index] = true
       guard registeredDue, !registrations.contains(false) else { return .ignore }
       registeredDue = false
-      return .registered
-    case (.won(let winner), .registered(let index)):
-      guard registeredDue, index == winner else { return .ignore }
+      return .callRegistered
+    case .won(let winner):
+      guard registeredDue, index == winner else { return .ignore }  // a loser's is ignored
       registeredDue = false
-      return .registered
-    case (.racing(let live), .ended):
+      return .callRegistered
+    }
+  }
+
+  /// Producer `index` ended (``RaceInput/ended(_:)``): the end once every producer has ended with
+  /// none sending, or once the winner ends.
+  @inlinable
+  mutating func ended(_ index: Int) -> Action {
+    switch state {
+    case .ended:
+      return .ignore
+    case .racing(let live):
       guard live > 1 else {
         state = .ended
         return .end
       }
       state = .racing(live: live - 1)
       return .ignore
-    case (.won(let winner), .ended(let index)):
-      guard index == winner else { return .ignore }
+    case .won(let winner):
+      guard index == winner else { return .ignore }  // a loser's, queued before it was disposed
       state = .ended
       return .end
     }
@@ -149,7 +175,7 @@ final class RaceSink<Event>: InboxSink {
   @usableFromInline let output: InboxSinkOutput<Event, RaceInput<Event>>
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.
   @exclusivity(unchecked) @usableFromInline var registered: (() -> Void)?
-  @exclusivity(unchecked) @usableFromInline var machine: RaceStateMachine
+  @exclusivity(unchecked) @usableFromInline var machine: RaceStateMachine<Event>
   /// The producers' observations, to stop observing the losers.
   @usableFromInline let observations: RaceObservations
 
@@ -161,15 +187,22 @@ final class RaceSink<Event>: InboxSink {
     self.observations = observations
   }
 
+  /// Asks the machine the method of `input`, then performs its action.
   @inlinable
   func receive(_ input: RaceInput<Event>) {
-    switch machine.received(input) {
+    let action =
+      switch input {
+      case .event(let index, let event): machine.received(event, from: index)
+      case .registered(let index): machine.registrationEnded(index)
+      case .ended(let index): machine.ended(index)
+      }
+    switch action {
     case .deliver(let event): output.observer(event)
     case .won(let winner, let registeredNow, let event):
       observations.won(winner)
       if registeredNow { callRegistered() }
       output.observer(event)
-    case .registered: callRegistered()
+    case .callRegistered: callRegistered()
     case .end: end()  // `registered` first, if still due
     case .ignore: break
     }

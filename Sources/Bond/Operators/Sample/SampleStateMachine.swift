@@ -36,16 +36,25 @@ struct SampleStateMachine {
   @inlinable
   init() {}
 
-  /// One input, in delivery order.
+  /// The trigger sent an event (``SampleInput/triggered``): sample now.
   @inlinable
-  mutating func received(_ input: SampleInput) -> Action {
-    guard case .sampling = state else { return .ignore }
-    switch input {
-    case .triggered:
-      return .sample
-    case .ended:
+  mutating func triggered() -> Action {
+    switch state {
+    case .sampling: return .sample
+    case .ended: return .ignore  // queued before the end disposed the trigger
+    }
+  }
+
+  /// The upstream or the trigger ended (``SampleInput/ended``): the end. Both may end, in any
+  /// order: the second end is ignored (no transition of this machine is impossible).
+  @inlinable
+  mutating func ended() -> Action {
+    switch state {
+    case .sampling:
       state = .ended
       return .end
+    case .ended:
+      return .ignore
     }
   }
 }
@@ -69,9 +78,15 @@ final class SampleSink<Event>: InboxSink {
     output = InboxSinkOutput(inbox: inbox, observer: observer)
   }
 
+  /// Asks the machine the method of `input`, then performs its action.
   @inlinable
   func receive(_ input: SampleInput) {
-    switch machine.received(input) {
+    let action =
+      switch input {
+      case .triggered: machine.triggered()
+      case .ended: machine.ended()
+      }
+    switch action {
     case .sample:
       guard let value = latest.withLock({ $0.take() }) else { return }
       output.observer(value)  // after the lock

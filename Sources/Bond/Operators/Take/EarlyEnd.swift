@@ -91,8 +91,8 @@ final class EarlyEndSink<Event>: DisposableType, @unchecked Sendable {
       end(registered: registeredDue)
     case .end(let registeredDue):
       end(registered: registeredDue)
-    case .registered, .ignore:
-      break
+    case .callRegistered, .ignore:
+      break  // an event never calls `registered`
     }
   }
 
@@ -111,7 +111,7 @@ final class EarlyEndSink<Event>: DisposableType, @unchecked Sendable {
     serialAccess.enter()
     let action = machine.registrationEnded()
     serialAccess.leave()
-    if case .registered = action { registered?() }
+    if case .callRegistered = action { registered?() }
   }
 
   /// Holds the upstream's observation, or disposes it at once when the observation ended first,

@@ -9,8 +9,12 @@ enum EarlyEndDecision {
   case end
 }
 
-/// The state of one observation of an operator that ends early: a pure value, called in the
-/// upstream's delivery order (never concurrently, guarantee 1).
+/// The decisions of one observation of an operator that ends early: a pure value, called in the
+/// upstream's delivery order (never concurrently, guarantee 1), one method per input.
+///
+/// An event or the upstream's end after the early end can happen (the rest of a replay, before the
+/// upstream's observation can be disposed) and is ignored; a registration that is not due cannot,
+/// and stops with `preconditionFailure`.
 @usableFromInline
 struct EarlyEndStateMachine {
   @usableFromInline
@@ -30,7 +34,7 @@ struct EarlyEndStateMachine {
     /// Deliver the event, then end (calling `registered` first when `registered` is `true`).
     case deliverThenEnd(registered: Bool)
     /// Call the observer's `registered`.
-    case registered
+    case callRegistered
     /// End now (calling `registered` first when `registered` is `true`).
     case end(registered: Bool)
     /// Nothing.
@@ -41,13 +45,14 @@ struct EarlyEndStateMachine {
 
   @inlinable
   init(count: Int?, registeredDue: Bool) {
-    precondition(count.map { $0 > 0 } ?? true, "Internal inconsistency")
+    precondition(count.map { $0 > 0 } ?? true, "EarlyEndStateMachine.init: a count of 0 or less ends before the start")
     state = .forwarding(remaining: count, registeredDue: registeredDue)
   }
 
   /// An upstream event, and what the operator's predicate (if any) decided about it.
   @inlinable
   mutating func received(_ decision: EarlyEndDecision) -> Action {
+    // After the end: the rest of a replay, before the upstream's observation can be disposed.
     guard case .forwarding(let remaining, let registeredDue) = state else { return .ignore }
     switch decision {
     case .deliver:
@@ -70,15 +75,23 @@ struct EarlyEndStateMachine {
   /// The upstream's registration ended.
   @inlinable
   mutating func registrationEnded() -> Action {
-    guard case .forwarding(let remaining, true) = state else { return .ignore }
-    state = .forwarding(remaining: remaining, registeredDue: false)
-    return .registered
+    switch state {
+    case .forwarding(let remaining, registeredDue: true):
+      state = .forwarding(remaining: remaining, registeredDue: false)
+      return .callRegistered
+    case .forwarding(_, registeredDue: false):
+      preconditionFailure(
+        "EarlyEndStateMachine.registrationEnded: registration ended twice, or with no registered to call"
+      )
+    case .ended:
+      return .ignore  // ended during the registration: the end called `registered` first
+    }
   }
 
   /// The upstream ended.
   @inlinable
   mutating func upstreamEnded() -> Action {
-    guard case .forwarding(_, let registeredDue) = state else { return .ignore }
+    guard case .forwarding(_, let registeredDue) = state else { return .ignore }  // it ended early
     state = .ended
     return .end(registered: registeredDue)
   }

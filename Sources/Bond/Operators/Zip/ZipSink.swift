@@ -112,7 +112,7 @@ class ZipCore: TupleDirectSink {
   // two when the sources alternate, costs the count's update and this test.
   @inlinable @inline(__always)
   final func received(_ position: Int) {
-    if machine.eventQueued(position: position) { return deliverTuple() }
+    if case .takeTuple = machine.eventQueued(position: position) { return deliverTuple() }
     if sourceGates != nil { holdBackIfFull(position) }
   }
 
@@ -137,20 +137,21 @@ class ZipCore: TupleDirectSink {
       // The sources with more unmatched events: the next of each into the tuple.
       for index in queues.indices where machine.hasUnmatched(index) { moveNext(index) }
     case .end: inbox.end(registered: registered, finished: finished)
+    case .takeTuple, .callRegistered, .ignore: return  // not answers to a tuple taken
     }
   }
 
   @inlinable
   final func receiveMarker(_ marker: Int) {
     if marker == TupleMarkers.registered {
-      if machine.sourceRegistered() {
+      if case .callRegistered = machine.sourceRegistered() {
         let registered = self.registered
         self.registered = nil
         registered?()
       }
       return
     }
-    if machine.sourceEnded(position: TupleMarkers.position(ofEnded: marker)) {
+    if case .end = machine.sourceEnded(position: TupleMarkers.position(ofEnded: marker)) {
       inbox.end(registered: registered, finished: finished)
     }
   }

@@ -1,5 +1,9 @@
-/// The state of one `zip` observation: how many unmatched events each source has buffered, which
-/// sources have ended, and which have finished registering.
+/// The decisions of one `zip` observation: how many unmatched events each source has buffered,
+/// which sources have ended, and which have finished registering. One method per input (an event
+/// queued, a tuple taken, a registration, an end), each returning an ``Action``. After the end an
+/// event or a source's end can still arrive (queued before the observations were disposed) and is
+/// ignored; a source that ends twice, or more registrations than sources, are impossible
+/// (`preconditionFailure`).
 ///
 /// A value with no threads, owned by the single observer of the observation's serializer (never
 /// called concurrently), so it needs no lock and can be tested on its own. Its per-source state is
@@ -10,6 +14,14 @@
 // thread-sanitizer build of the module failed in IRGen ("Invalid bitcast").
 @usableFromInline
 struct ZipStateMachine {
+  @usableFromInline
+  enum State {
+    /// Matching the sources' events into tuples.
+    case zipping
+    /// Ended: nothing more is decided.
+    case ended
+  }
+
   /// One source's part of the state.
   @usableFromInline
   struct Source {
@@ -36,8 +48,14 @@ struct ZipStateMachine {
   @usableFromInline var aSourceEnded = false
   /// The sources that have not finished registering yet.
   @usableFromInline var unregisteredSources: Int
+  @usableFromInline var state = State.zipping
+
   /// Whether the end was reported.
-  @usableFromInline var hasEnded = false
+  @inlinable
+  var hasEnded: Bool {
+    if case .ended = state { return true }
+    return false
+  }
 
   @inlinable
   init(sourceCount: Int) {
@@ -61,12 +79,11 @@ struct ZipStateMachine {
   @inlinable
   func hasUnmatched(_ position: Int) -> Bool { sources[position].queued != delivered }
 
-  /// A source's event was buffered.
-  /// - Returns: whether a tuple is complete: take one event of each source, call
-  ///   ``tupleDelivered()`` and deliver it.
+  /// A source's event was buffered: `takeTuple` when a tuple is complete (take one event of each
+  /// source, call ``tupleDelivered()`` and deliver it), else `ignore`.
   @inlinable
-  mutating func eventQueued(position: Int) -> Bool {
-    guard !hasEnded else { return false }
+  mutating func eventQueued(position: Int) -> Action {
+    guard case .zipping = state else { return .ignore }  // queued before the end disposed the sources
     // Wrapping: counts of events cannot reach Int.max.
     let pending = pending(position)
     if pending == 0 {
@@ -75,30 +92,36 @@ struct ZipStateMachine {
       sourcesWithMore &+= 1
     }
     sources[position].queued &+= 1
-    return emptySources == 0
+    return emptySources == 0 ? .takeTuple : .ignore
   }
 
-  /// What to do after a tuple was taken, besides delivering it.
+  /// What the sink must do after one input.
   @usableFromInline
-  enum TupleAction {
+  enum Action {
+    /// Take one event of each source into a tuple (``tupleDelivered()``) and deliver it.
+    case takeTuple
+    /// Call the observer's `registered`.
+    case callRegistered
     /// Nothing: no source has anything left unmatched (the sources were in step).
     case nothingMore
     /// Move the oldest unmatched event of each source that has one into the tuple.
     case moveNext
     /// End the observation: an ended source has nothing left.
     case end
+    /// Nothing.
+    case ignore
   }
 
   /// One event of each source was taken into a tuple (every source had one).
   /// - Returns: what to do after delivering it.
   @inlinable @inline(__always)
-  mutating func tupleDelivered() -> TupleAction {
+  mutating func tupleDelivered() -> Action {
     delivered &+= 1
     guard sourcesWithMore != 0 else {
       // Every source had exactly one: none has any left.
       emptySources = sources.count
       if aSourceEnded {
-        hasEnded = true
+        state = .ended
         return .end
       }
       return .nothingMore
@@ -114,28 +137,32 @@ struct ZipStateMachine {
       }
     }
     if ends {
-      hasEnded = true
+      state = .ended
       return .end
     }
     return .moveNext
   }
 
-  /// A source has finished registering.
-  /// - Returns: true when it was the last one: the observation's `registered` is due now.
+  /// A source has finished registering: `registered` is due after the last one.
   @inlinable
-  mutating func sourceRegistered() -> Bool {
+  mutating func sourceRegistered() -> Action {
+    guard unregisteredSources > 0 else {
+      preconditionFailure("ZipStateMachine.sourceRegistered: more registrations than sources")
+    }
     unregisteredSources -= 1
-    return unregisteredSources == 0
+    return unregisteredSources == 0 ? .callRegistered : .ignore
   }
 
-  /// A source ended (after all its events were buffered).
-  /// - Returns: true when the observation ends now: it has nothing left unmatched.
+  /// A source ended (after all its events were buffered): the end when it has nothing left
+  /// unmatched.
   @inlinable
-  mutating func sourceEnded(position: Int) -> Bool {
-    guard !hasEnded else { return false }
+  mutating func sourceEnded(position: Int) -> Action {
+    guard case .zipping = state else { return .ignore }  // queued before the end disposed the sources
+    if sources[position].ended { preconditionFailure("ZipStateMachine.sourceEnded: source \(position) ended twice") }
     sources[position].ended = true
     aSourceEnded = true
-    if pending(position) == 0 { hasEnded = true }
-    return hasEnded
+    guard pending(position) == 0 else { return .ignore }
+    state = .ended
+    return .end
   }
 }
