@@ -26,9 +26,9 @@
  *     purgeRequested -> purgeDraining    performNextDraining: if purgeRequested.load() { purgeDraining() } after each item
  *     m = count -= m                     missed = giveBack(missed); 0 -> return; else loop
  *   leaveVacant(p)                     DeliveryRights.swift:leaveVacant
- *     vacant = 1, dispatched = 1         count.bitwiseOr(vacant); one dispatch of drainAsWorker to a global queue
+ *     vacant = 1, dispatched = 1         count.bitwiseOr(vacant); workerDispatched.exchange(true) false -> one dispatch
  *   CLAIM(p)                           DeliveryRights.swift:claimVacant: count.bitwiseAnd(~vacant), the flag seen -> holder
- *   Worker(p)                          EventProducer+Drain.swift:drainAsWorker: claimVacant(); drain(missed: 0, budget: limit)
+ *   Worker(p)                          DeliveryRights.swift:drainAsWorker: workerDispatched.store(false); claimVacant(); drain(missed: 0, budget: limit)
  *   deliverDraining(p, e), DELIVER     EventProducer+Drain.swift:deliverDraining
  *     replay append                      replay.append; flag load then call: if !disposed.load() { handler(event) }
  *   registerDraining(p, o)             EventProducer+Drain.swift:registerDraining
@@ -470,15 +470,11 @@ inline purgeDraining(p) {
 }
 
 /* leaveVacant(drainer): the holder sets the vacancy flag (count.bitwiseOr(vacant)), the batch's
- * leftovers in place, dispatches one worker and returns. Dispatches not yet started coalesce into
- * one (`dispatched[p]`): a second one would only try to claim after the first, and every vacancy has
- * a dispatch that starts after it, which is what liveness needs. */
+ * leftovers in place, and dispatches a worker unless one is dispatched and not started
+ * (`workerDispatched`, here `dispatched[p]`): that one starts after the vacancy and claims it. */
 inline leaveVacant(p) {
-  atomic {
-    HOLDS(p);
-    holder[p] = 0; vacant[p] = 1; workersBusy++;
-    dispatched[p] = 1
-  }
+  atomic { HOLDS(p); holder[p] = 0; vacant[p] = 1; workersBusy++ };  /* count.bitwiseOr(vacant) */
+  dispatched[p] = 1            /* workerDispatched.exchange(true): false -> dispatch (else one is coming) */
 }
 
 /* claimVacant(): count.bitwiseAnd(~vacant); the caller that saw the flag holds the rights, and
@@ -730,7 +726,8 @@ proctype Worker(byte p; byte tid) {
   CALL_LOCALS;
 end_idle:
   do
-  :: atomic { dispatched[p] -> dispatched[p] = 0; CLAIM(p); if :: cas -> workersBusy++ :: else -> skip fi };
+  :: atomic { dispatched[p] -> dispatched[p] = 0 };  /* it starts: workerDispatched.store(false) */
+     atomic { CLAIM(p); if :: cas -> workersBusy++ :: else -> skip fi };
      if
      :: cas -> atomic { cas = 0; m = 0; bud = BUDGET(LIMIT); SET_LIM(INF) }; drainQueued(p); atomic { workersBusy--; bud = 0 }
      :: else -> skip

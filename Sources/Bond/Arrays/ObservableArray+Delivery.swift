@@ -212,6 +212,6 @@ extension ObservableArray: RightsDrainer {
 
   @usableFromInline
   func drainAsWorker() {
-    if handOffRights.claimVacant() { handOffRights.drain(self, missed: 0, budget: drainHandOffLimit) }
+    handOffRights.drainAsWorker(self)
   }
 }

@@ -35,9 +35,11 @@ import Synchronization
 // and returns, the rest of its batch in place. The next thread that counts work (a sender, an
 // `observe`, a `flush()`) or the one worker dispatched by the leaving holder, whichever comes first,
 // claims them (one atomic and-not: exactly one caller sees the bit) and drains on, in order, with a
-// budget of its own. So two threads that flood one producer take turns at draining each other's
-// work, one pushing while the other drains, as before the budget existed; the worker is there for
-// the case when nobody comes (a dispatch per `budget` items, often finding the rights claimed).
+// budget of its own. So two threads that flood one producer keep one pushing while the other
+// drains, as before the budget existed, instead of both pushing into one lock while a third thread
+// drains; the worker is there for the case when nobody comes. One worker at a time is dispatched
+// and not yet started (``DeliveryRights/workerDispatched``): a vacancy left before it starts is
+// claimed by it.
 // While vacant, the count is above 0: nobody takes the fast path, every sender queues behind the
 // vacancy and its claimant, so the order is kept.
 //
@@ -64,8 +66,7 @@ protocol RightsDrainer: AnyObject {
   func nextSenderDraining() -> UInt?
   /// Pops the next item of the batch and performs it (the holder only).
   func performNextDraining()
-  /// Claims vacant rights for the worker the leaving holder dispatched, and drains if it got them:
-  /// `rights.claimVacant()` then `rights.drain(self, missed: 0, budget: drainHandOffLimit)`.
+  /// The dispatched worker: `rights.drainAsWorker(self)`.
   func drainAsWorker()
 }
 
@@ -76,6 +77,9 @@ struct DeliveryRights: ~Copyable {
   /// Work counted and not yet accounted for by a holder, plus ``vacant`` while nobody holds the
   /// rights with work queued. 0: idle.
   @usableFromInline let count = Atomic<Int>(0)
+  /// Whether a worker is dispatched and has not started yet: a holder that leaves the rights vacant
+  /// meanwhile dispatches no other, since that worker starts after the vacancy and claims it.
+  @usableFromInline let workerDispatched = Atomic<Bool>(false)
   #if DEBUG
   /// The thread that holds the rights, 0 when none (debug builds: see ``check()``).
   @usableFromInline let holder = Atomic<UInt>(0)
@@ -138,12 +142,23 @@ struct DeliveryRights: ~Copyable {
   /// Claims vacant rights: `true` for exactly one caller per vacancy, which then holds them.
   @inlinable @inline(never)
   func claimVacant() -> Bool {
-    // acquiringAndReleasing: acquires the batch and the state the leaving holder released.
-    guard count.bitwiseAnd(~Self.vacant, ordering: .acquiringAndReleasing).oldValue & Self.vacant != 0 else {
+    // sequentiallyConsistent: acquires the batch and the state the leaving holder released, and,
+    // for the worker, is ordered after its store to `workerDispatched` (see `leaveVacant`).
+    guard count.bitwiseAnd(~Self.vacant, ordering: .sequentiallyConsistent).oldValue & Self.vacant != 0 else {
       return false
     }
     took()
     return true
+  }
+
+  /// The worker that ``leaveVacant(_:)`` dispatched (``RightsDrainer/drainAsWorker()`` calls this):
+  /// marks it started, so that a later vacancy dispatches a new one, then claims the rights if they
+  /// are still vacant and drains with a budget of its own.
+  @inlinable
+  func drainAsWorker<Drainer: RightsDrainer>(_ drainer: Drainer) {
+    // sequentiallyConsistent: the store, then the claim's and-not (see `leaveVacant`).
+    workerDispatched.store(false, ordering: .sequentiallyConsistent)
+    if claimVacant() { drain(drainer, missed: 0, budget: drainHandOffLimit) }
   }
 
   /// Gives the rights back after `accounted` items performed: the count left, 0 when idle. A
@@ -194,9 +209,15 @@ struct DeliveryRights: ~Copyable {
   @inlinable @inline(never)
   func leaveVacant<Drainer: RightsDrainer>(_ drainer: Drainer) {
     gave()
-    // acquiringAndReleasing: releases the batch and the drainer-owned state to the claimant.
-    count.bitwiseOr(Self.vacant, ordering: .acquiringAndReleasing)
-    let worker = UncheckedSendable(drainer)
+    // sequentiallyConsistent (both here, and the worker's store to `workerDispatched` then `claimVacant()`):
+    // releases the batch and the drainer-owned state to the claimant; and either this exchange
+    // finds the flag cleared and dispatches a worker, or the pending worker clears it after this
+    // exchange and so claims after the vacancy was set. Either way a worker comes after it.
+    count.bitwiseOr(Self.vacant, ordering: .sequentiallyConsistent)
+    guard !workerDispatched.exchange(true, ordering: .sequentiallyConsistent) else { return }
+    // An existential: the closure captures no generic metatype. The dispatch orders this thread's
+    // writes before the worker's reads (and the claim orders them again).
+    let worker = UncheckedSendable<any RightsDrainer>(drainer)
     DispatchQueue.global().async { worker.value.drainAsWorker() }
   }
 

@@ -141,7 +141,7 @@ extension EventProducer: RightsDrainer {
 
   @usableFromInline
   func drainAsWorker() {
-    if rights.claimVacant() { rights.drain(self, missed: 0, budget: drainHandOffLimit) }
+    rights.drainAsWorker(self)
   }
 
   /// Delivers `event` to every registered observer that is not disposed, and records it for replay.
