@@ -66,7 +66,7 @@ import Testing
     await Task.detached { entered.wait() }.value
     producer.next(1)  // queued behind the blocked delivery
     let cancelled = Task { await producer.flush() }
-    // The flush's `.resume` is queued behind event 1: wip = 1 (the holder) + 1 + 1.
+    // The flush's `.resume` is queued behind event 1: count = 1 (the holder) + 1 + 1.
     while producer.rights.queuedCount < 3 { await Task.yield() }
     cancelled.cancel()
     await cancelled.value

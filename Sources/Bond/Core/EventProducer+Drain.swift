@@ -31,7 +31,7 @@ import Synchronization
 // - the producer is idle (compare-exchange 0 → 1 succeeds): this thread purges at once and gives
 //   the rights back; what others queued meanwhile is left to the next holder (budget 0, see above);
 // - another thread, or this one from inside a delivery, holds the rights: it raises
-//   `purgeRequested` and queues a `.purge` (counted in `wip` like any work, so the holder performs
+//   `purgeRequested` and queues a `.purge` (counted in the rights like any work, so the holder performs
 //   it before it leaves) and returns. The holder checks `purgeRequested` between work items, so the
 //   closure is released once the delivery running now returns, not behind the whole backlog.
 // No path waits, spins or yields for another thread: a delivery to the observer already running on
