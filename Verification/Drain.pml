@@ -471,10 +471,16 @@ inline purgeDraining(p) {
 
 /* leaveVacant(drainer): the holder sets the vacancy flag (count.bitwiseOr(vacant)), the batch's
  * leftovers in place, and dispatches a worker unless one is dispatched and not started
- * (`workerDispatched`, here `dispatched[p]`): that one starts after the vacancy and claims it. */
+ * (`workerDispatched`, here `dispatched[p]`): that one starts after the vacancy and claims it.
+ * The flag and the dispatch are one step here, and so are the worker's start and its claim: the
+ * only thread that reads `workerDispatched` is the worker, whose start only enables its claim, so
+ * the interleavings between the two steps of either pair add a failed claim at most (a dispatch
+ * that comes too late finds the rights claimed), never a vacancy without a worker to come. */
 inline leaveVacant(p) {
-  atomic { HOLDS(p); holder[p] = 0; vacant[p] = 1; workersBusy++ };  /* count.bitwiseOr(vacant) */
-  dispatched[p] = 1            /* workerDispatched.exchange(true): false -> dispatch (else one is coming) */
+  atomic {
+    HOLDS(p); holder[p] = 0; vacant[p] = 1; workersBusy++;  /* count.bitwiseOr(vacant) */
+    dispatched[p] = 1        /* workerDispatched.exchange(true): false -> dispatch (else one is coming) */
+  }
 }
 
 /* claimVacant(): count.bitwiseAnd(~vacant); the caller that saw the flag holds the rights, and
@@ -726,8 +732,9 @@ proctype Worker(byte p; byte tid) {
   CALL_LOCALS;
 end_idle:
   do
-  :: atomic { dispatched[p] -> dispatched[p] = 0 };  /* it starts: workerDispatched.store(false) */
-     atomic { CLAIM(p); if :: cas -> workersBusy++ :: else -> skip fi };
+  :: atomic {                 /* it starts: workerDispatched.store(false); claimVacant() */
+       dispatched[p] -> dispatched[p] = 0; CLAIM(p); if :: cas -> workersBusy++ :: else -> skip fi
+     };
      if
      :: cas -> atomic { cas = 0; m = 0; bud = BUDGET(LIMIT); SET_LIM(INF) }; drainQueued(p); atomic { workersBusy--; bud = 0 }
      :: else -> skip

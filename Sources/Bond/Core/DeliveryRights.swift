@@ -45,10 +45,13 @@ import Synchronization
 //
 // # Memory orderings
 //
-// Every read-modify-write of `count` is acquiring-and-releasing: the owner's drainer-owned state
-// (observers, replay, batch) written by one holder happens-before the next holder's use of it,
-// including through a vacancy (the leaving holder's releasing `or`, the claimant's acquiring
-// `and`). `Verification/Drain.pml` models this type (its drain, its vacancy and claim, the worker)
+// Every read-modify-write of `count` is acquiring-and-releasing, or sequentially consistent on the
+// vacancy's path: the owner's drainer-owned state (observers, replay, batch) written by one holder
+// happens-before the next holder's use of it, including through a vacancy (the leaving holder's
+// `or`, the claimant's `and`). The vacancy's `or`, the `workerDispatched` exchange and store and
+// the claim's `and` are sequentially consistent, so that a pending worker that clears the flag
+// after a holder found it set also sees that holder's vacancy (see `leaveVacant`). Why S10 (two
+// threads flooding one producer) got 4-5× slower with the budget, and is back: perf/README.md. `Verification/Drain.pml` models this type (its drain, its vacancy and claim, the worker)
 // and checks it with spin.
 
 /// How many work items queued by other threads a call performs before it leaves the rights vacant
