@@ -6,7 +6,7 @@
  *
  * SOURCE MAP (Sources/Bond/)
  *   model step                         Swift (file:function)
- *   gateRaise(g) / gateRelease(g)      FlowControl/FlowGate.swift:raise / release
+ *   gateRaise(g) / gateRelease(g)      Core/FlowGate.swift:raise / release
  *     d_step { cnt +-= 1; decide }       state.withLock { count += 1 / -= 1; guard == 1 / == 0; take
  *                                        dependents (and, on release, waiters and wakers); publish }
  *     carry out, after the d_step        carryOut: dependents raised / released one by one, then
@@ -33,7 +33,7 @@
  *                                        onCancel: waiter.cancel(); gate.forget(waiter)
  *     wst[id]                            Support/DeliveryWaiter.swift: State (initial, suspended,
  *                                        cancelled, resumed); suspend / delivered / cancel: one d_step each
- *   Async(id): pSend                   Stages/SendContentsOf.swift:sendAwaitingDelivery (CAS the rights:
+ *   Async(id): pSend                   Core/EventProducer+Await.swift:sendAwaitingDelivery (CAS the rights:
  *                                        deliver, finishDraining; else queue and suspend until delivered)
  *   Sync: pSend                        Core/EventProducer.swift:next (CAS the rights, or queue and return)
  *   prights, pqa, pqs, pqend           P's delivery rights (`wip`) and pending queue (Drain.pml models

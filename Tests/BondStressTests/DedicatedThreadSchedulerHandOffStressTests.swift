@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import Bond
 
-// The hand-off of DedicatedThreadScheduler (DedicatedThreadCore) under several senders: deliveries
+// The hand-off of DedicatedThreadScheduler (DedicatedThreadLoop) under several senders: deliveries
 // and actions from four threads, the scheduler released while threads schedule, stages disposed
 // under a flood. Every action runs exactly once, none after the scheduler stopped, nothing is leaked.
 // Run under `swift test --scratch-path .build-tsan --sanitize=thread --filter DedicatedThreadScheduler`.
@@ -58,7 +58,7 @@ import Testing
   func releasedWhileThreadsSchedule(_ strategy: DedicatedThreadScheduler.WaitStrategy) {
     withWatchdog("handOffRelease", seconds: 120) {
       for round in 0..<(20 * stressScale) {
-        weak var core: DedicatedThreadCore?
+        weak var core: DedicatedThreadLoop?
         let actions = Counter()
         let events = Counter()
         let perThread = 500

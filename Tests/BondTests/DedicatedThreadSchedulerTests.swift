@@ -78,7 +78,7 @@ import Glibc
   /// Releasing the scheduler stops its thread, after the actions already scheduled.
   @Test(arguments: strategies)
   func releasingTheSchedulerStopsItsThread(_ strategy: DedicatedThreadScheduler.WaitStrategy) {
-    weak var core: DedicatedThreadCore?
+    weak var core: DedicatedThreadLoop?
     let log = Recorder<Int>()
     do {
       let scheduler = DedicatedThreadScheduler(waitStrategy: strategy)

@@ -74,7 +74,7 @@ import Glibc
   /// A disposed stage lets its scheduler go: the thread stops once the scheduler is released.
   @Test(arguments: strategies)
   func aDisposedStageLetsTheThreadStop(_ strategy: DedicatedThreadScheduler.WaitStrategy) {
-    weak var core: DedicatedThreadCore?
+    weak var core: DedicatedThreadLoop?
     do {
       let scheduler = DedicatedThreadScheduler(waitStrategy: strategy)
       core = scheduler.core

@@ -23,7 +23,7 @@ extension NotificationCenter {
   /// - Returns: a producer of the notifications, with no replay.
   public func bnd_notification(_ name: Notification.Name, object: AnyObject? = nil) -> EventProducer<Notification> {
     EventProducer { sink in
-      let forward = SendableSink(sink)
+      let forward = NotificationForwarder(sink)
       let token = addObserver(forName: name, object: object, queue: nil) { notification in
         forward.sink(notification)
       }
@@ -34,7 +34,7 @@ extension NotificationCenter {
 }
 
 /// The producer's sink, carried into the center's `@Sendable` block.
-private struct SendableSink: @unchecked Sendable {
+private struct NotificationForwarder: @unchecked Sendable {
   // @unchecked: the sink only calls `EventProducer.next`, which is thread-safe; it holds the
   // producer weakly.
   let sink: (Notification) -> Void

@@ -2,7 +2,7 @@ import Synchronization
 
 // # The inbox's direct path
 //
-// An inbox (`Support/Inbox.swift`) is an `EventProducer` with one observer, the sink of a
+// An inbox (`Core/Inbox.swift`) is an `EventProducer` with one observer, the sink of a
 // multi-source operator (`merge`, `combineLatest`, `zip`). Its upstreams used to send every event
 // through `next`: the event wrapped as the sink's input (and, for the tuple operators, its value
 // through a queue), the drainer's loop over the observers, the observer's closure, the sink's

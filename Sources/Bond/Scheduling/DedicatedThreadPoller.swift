@@ -57,7 +57,7 @@ class DedicatedThreadPoller: @unchecked Sendable {
   /// Alignment of a segment's allocation.
   @usableFromInline let segmentAlignment: Int
   /// The thread that polls this stage.
-  let core: DedicatedThreadCore
+  let core: DedicatedThreadLoop
   /// Whether the thread may park (`.spinThenPark`): each item then checks whether to wake it.
   @usableFromInline let wakesParkedThread: Bool
   /// One poll, made where the event type is concrete (so the thread runs specialized code).

@@ -45,7 +45,7 @@ public final class DedicatedThreadScheduler: ClockedScheduler {
     case spinThenPark(spins: Int = 10_000)
   }
 
-  let core: DedicatedThreadCore
+  let core: DedicatedThreadLoop
 
   /// Starts the scheduler's thread.
   /// - Parameter waitStrategy: how the thread waits for work; `.spinThenPark()` by default.
@@ -57,7 +57,7 @@ public final class DedicatedThreadScheduler: ClockedScheduler {
         "DedicatedThreadScheduler(waitStrategy:): spins must be 0 or more, got \(spins)"
       )
     }
-    core = DedicatedThreadCore(strategy: waitStrategy)
+    core = DedicatedThreadLoop(strategy: waitStrategy)
     core.start()
   }
 
@@ -81,12 +81,12 @@ public final class DedicatedThreadScheduler: ClockedScheduler {
       "DedicatedThreadScheduler.schedule(after:_:): seconds must be 0 or more, got \(seconds)"
     )
     let timer = CancellableAction(action)
-    core.submit(.timer(deadline: DedicatedThreadCore.clock() + seconds, timer))
+    core.submit(.timer(deadline: DedicatedThreadLoop.clock() + seconds, timer))
     return timer
   }
 
   /// The monotonic clock's time in seconds (`CLOCK_MONOTONIC`), on which the timers count.
-  public var now: Double { DedicatedThreadCore.clock() }
+  public var now: Double { DedicatedThreadLoop.clock() }
 
   /// How the scheduler's thread waits for work.
   public var waitStrategy: WaitStrategy { core.strategy }

@@ -10,7 +10,7 @@ import Synchronization
 ///
 /// **The latest slot** (machines with `usesLatestSlot`, ``Throttle``): while a window is open, an
 /// event only replaces the pending one (or is dropped), so it takes no lock. The machine hands the
-/// pending event to `slot` and the atomic `window` word says what an event may do without the lock
+/// pending event to `slot` and the atomic `slotUse` word says what an event may do without the lock
 /// (``LatestSlotUse``); the sender, which the upstream never runs concurrently with itself (guarantee
 /// 1: a producer never calls its observers concurrently), owns the slot between its exchanges
 /// `keepLatest → sending → keepLatest`. Every lock holder first takes the slot back into the machine
@@ -34,8 +34,8 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
   @usableFromInline let state: LockedState<TimedSinkState<Machine>>
   /// What an event may do without the lock: a ``LatestSlotUse`` raw value, or `sending` (the sender
   /// holds `slot`) or `interrupted` (it does, and a lock holder came meanwhile).
-  @usableFromInline let window = Atomic<UInt8>(LatestSlotUse.none.rawValue)
-  /// The pending event while `window` is `keepLatest`, `sending` or `interrupted`. Owned by the
+  @usableFromInline let slotUse = Atomic<UInt8>(LatestSlotUse.none.rawValue)
+  /// The pending event while `slotUse` is `keepLatest`, `sending` or `interrupted`. Owned by the
   /// sender from its acquiring exchange to `sending` to its releasing exchange back, else by the
   /// lock holder that took it back (acquiring): never touched by two threads at once.
   @exclusivity(unchecked) @usableFromInline nonisolated(unsafe) var slot: Input?
@@ -84,16 +84,16 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
   func receive(_ input: Input) {
     if Machine.usesLatestSlot {
       // Relaxed: dropping reads no data; the exchange below acquires what keeping the latest reads.
-      let word = window.load(ordering: .relaxed)
+      let word = slotUse.load(ordering: .relaxed)
       if word == LatestSlotUse.dropEvents.rawValue { return }
       if word == LatestSlotUse.keepLatest.rawValue,
         // Acquiring: pairs with the releasing store that handed the slot out (`openSlotLocked`).
-        window.compareExchange(expected: word, desired: TimedSinkSlot.sending, ordering: .acquiring).exchanged
+        slotUse.compareExchange(expected: word, desired: TimedSinkSlot.sending, ordering: .acquiring).exchanged
       {
         let replaced = slot.take()
         slot = input
         // Releasing: publishes the slot to the lock holder that takes it back (its acquiring exchange).
-        let handedBack = window.compareExchange(
+        let handedBack = slotUse.compareExchange(
           expected: TimedSinkSlot.sending,
           desired: word,
           ordering: .releasing
@@ -162,7 +162,7 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
   func finishSend() {
     let (fire, dropped) = state.withLock { locked -> (FireHandOver?, Input?) in
       // Relaxed: under the lock, and no other thread leaves `interrupted`; the next hand-out releases.
-      window.store(LatestSlotUse.none.rawValue, ordering: .relaxed)
+      slotUse.store(LatestSlotUse.none.rawValue, ordering: .relaxed)
       let dropped = locked.machine.restoreLatestFromSlot(slot.take())
       defer { openSlotLocked(&locked.machine) }
       guard let generation = locked.deferredFire else { return (nil, dropped) }
@@ -227,14 +227,14 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
   @discardableResult
   func takeSlotLocked(_ machine: inout Machine) -> Bool {
     guard Machine.usesLatestSlot else { return true }
-    var word = window.load(ordering: .relaxed)
+    var word = slotUse.load(ordering: .relaxed)
     while true {  // each retry follows a step of the sender's: it never waits for the sender
       switch word {
       case LatestSlotUse.none.rawValue: return true
       case TimedSinkSlot.interrupted: return false
       case TimedSinkSlot.sending:
         // Relaxed: nothing passes through the word here; the sender takes the lock to finish.
-        let (exchanged, now) = window.compareExchange(
+        let (exchanged, now) = slotUse.compareExchange(
           expected: word,
           desired: TimedSinkSlot.interrupted,
           ordering: .relaxed
@@ -243,7 +243,7 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
         word = now
       default:
         // Acquiring: pairs with the sender's releasing hand-back, so its slot write is visible.
-        let (exchanged, now) = window.compareExchange(
+        let (exchanged, now) = slotUse.compareExchange(
           expected: word,
           desired: LatestSlotUse.none.rawValue,
           ordering: .acquiring
@@ -264,12 +264,12 @@ final class TimedSink<Machine: TimedStateMachine, S: Scheduler>: DisposableType 
   /// slot when the machine's state lets events skip the lock.
   @inlinable
   func openSlotLocked(_ machine: inout Machine) {
-    guard Machine.usesLatestSlot, window.load(ordering: .relaxed) == LatestSlotUse.none.rawValue else { return }
+    guard Machine.usesLatestSlot, slotUse.load(ordering: .relaxed) == LatestSlotUse.none.rawValue else { return }
     let use = machine.latestSlotUse
     guard use != .none else { return }
     if use == .keepLatest { slot = machine.takeLatestForSlot() }
     // Releasing: the sender's acquiring exchange then sees the slot.
-    window.store(use.rawValue, ordering: .releasing)
+    slotUse.store(use.rawValue, ordering: .releasing)
   }
 }
 

@@ -4,7 +4,7 @@
 /// reference of this type and calls ``eventStored(isItsFirst:)``, a final method inlined into the
 /// closure: no virtual call, no retain.
 @usableFromInline
-class CombineLatestCore: TupleDirectSink {
+class CombineLatestSinkBase: TupleDirectSink {
   /// Touched only by the sink's serialized calls, one at a time: no runtime exclusivity check.
   @exclusivity(unchecked) @usableFromInline final var machine: CombineLatestStateMachine
   /// Calls the observer with the tuple: made where `Event` is concrete (``CombineLatestSink``), so
@@ -31,7 +31,7 @@ class CombineLatestCore: TupleDirectSink {
   }
 
   /// The event closure of the upstream at `position` (``TupleSource``; `sink` is a
-  /// `CombineLatestCore`, one whose events are not buffered): with the inbox idle, nothing of this
+  /// `CombineLatestSinkBase`, one whose events are not buffered): with the inbox idle, nothing of this
   /// upstream is queued, so the event is its next one: stored into the tuple and the sink called at
   /// once (``InboxLink/deliverIfIdle(_:)``); else queued and its position sent into the inbox.
   /// Made where `Value` is concrete: the closure is specialized for it, and the sink's per-event
@@ -43,7 +43,7 @@ class CombineLatestCore: TupleDirectSink {
     _ sink: TupleDirectSink,
     _ queue: TupleQueue<Value>
   ) -> (Value) -> Void {
-    let link = InboxLink(inbox, sink: unsafeDowncast(sink, to: CombineLatestCore.self))
+    let link = InboxLink(inbox, sink: unsafeDowncast(sink, to: CombineLatestSinkBase.self))
     return { event in
       if !link.deliverIfIdle({ $0.eventStored(isItsFirst: queue.store(event, in: $0.base)) }) {
         queue.push(event)
@@ -58,7 +58,7 @@ class CombineLatestCore: TupleDirectSink {
 /// no lock, and the observer is called with no lock held. Released (with the observer and the
 /// latest events) when the observation is disposed.
 @usableFromInline
-final class CombineLatestSink<Event>: CombineLatestCore, TupleSink {
+final class CombineLatestSink<Event>: CombineLatestSinkBase, TupleSink {
   @usableFromInline let output: InboxSinkOutput<Event, Int>
   @usableFromInline let tuple: TupleStorage<Event>
   /// Touched only by `receive`, one call at a time: no runtime exclusivity check.

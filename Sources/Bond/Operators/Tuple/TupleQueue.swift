@@ -4,7 +4,7 @@ import Synchronization
 /// ``isSet`` and ``moveNext``, made where the type is concrete, a `let` read through an unretained
 /// reference, so that `zip`'s non-generic core calls it retaining nothing.
 @usableFromInline
-class TupleQueueCore {
+class TupleQueueBase {
   /// Whether the upstream's element of the tuple is initialized. Touched only by the serializer's
   /// observer (or the direct path, holding its rights), one call at a time: the runtime exclusivity
   /// check is skipped (it costs more than the rest of an event).
@@ -12,10 +12,10 @@ class TupleQueueCore {
   /// Moves the oldest pushed event of the given queue (this one) into the tuple at the given
   /// address, whose element is not set (``TupleQueue/storeNext(in:)``). Takes the queue as an
   /// argument rather than capturing it: no reference cycle, no context to retain.
-  @usableFromInline let moveNext: (TupleQueueCore, UnsafeMutableRawPointer) -> Void
+  @usableFromInline let moveNext: (TupleQueueBase, UnsafeMutableRawPointer) -> Void
 
   @inlinable
-  init(moveNext: @escaping (TupleQueueCore, UnsafeMutableRawPointer) -> Void) {
+  init(moveNext: @escaping (TupleQueueBase, UnsafeMutableRawPointer) -> Void) {
     self.moveNext = moveNext
   }
 }
@@ -29,7 +29,7 @@ class TupleQueueCore {
 /// far behind), events go to a locked overflow queue; while the overflow holds events, every new
 /// event goes there too, so the order is kept: the consumer takes the ring's (older) events first.
 @usableFromInline
-final class TupleQueue<Value>: TupleQueueCore {
+final class TupleQueue<Value>: TupleQueueBase {
   // Thread safety: `ring` slots are written by the producer before it publishes them with `tail`
   // (releasing) and read by the consumer after it sees them (acquiring), and handed back the same
   // way with `head`; `isSet` is the consumer's; `overflow` is a `LockedState`.

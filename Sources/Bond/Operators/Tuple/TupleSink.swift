@@ -27,7 +27,7 @@ struct TupleStorage<Event> {
 /// A tuple operator's sink as its upstreams reach it on the inbox's direct path
 /// (`EventProducer+Direct.swift`): not generic, so that an upstream's closure, specialized for its
 /// own event type, calls it without knowing the tuple's type (`zip`: one virtual call, no retain;
-/// `combineLatest`: a final method of ``CombineLatestCore``, inlined into the closure).
+/// `combineLatest`: a final method of ``CombineLatestSinkBase``, inlined into the closure).
 @usableFromInline
 class TupleDirectSink {
   /// The tuple's address (``TupleStorage/base``).

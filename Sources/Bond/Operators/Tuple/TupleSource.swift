@@ -26,7 +26,7 @@ struct TupleSource {
   ///
   /// With the inbox idle, an event takes the direct path (`EventProducer+Direct.swift`) to `sink`:
   /// stored into the tuple at once and the sink called (`combineLatest`, through
-  /// ``CombineLatestCore/eventClosure(_:_:_:_:)``; `zip`, whose sink `buffersEvents`, through
+  /// ``CombineLatestSinkBase/eventClosure(_:_:_:_:)``; `zip`, whose sink `buffersEvents`, through
   /// `sink.receiveDirect(_:isItsFirst:)`, when the upstream has nothing unmatched, else queued
   /// behind its oldest); else the position goes into the inbox as before.
   @usableFromInline typealias Observe = (
@@ -68,7 +68,7 @@ struct TupleSource {
               link.next(position)
             }
           }
-          : CombineLatestCore.eventClosure(position, inbox, sink, queue)
+          : CombineLatestSinkBase.eventClosure(position, inbox, sink, queue)
         return upstream.observe(
           with: EventObserver(
             event,
@@ -95,9 +95,9 @@ struct TupleSlot {
   /// Whether the upstream's element is set: it has sent (read by the serializer's observer).
   @usableFromInline let hasSent: () -> Bool
   /// The upstream's queue, for `zip`'s core, which moves each event out of it into the tuple
-  /// (``TupleQueueCore/moveNext``: `zip` moves each tuple out whole; `combineLatest` keeps its
+  /// (``TupleQueueBase/moveNext``: `zip` moves each tuple out whole; `combineLatest` keeps its
   /// tuple).
-  @usableFromInline let queue: TupleQueueCore
+  @usableFromInline let queue: TupleQueueBase
 
   @inlinable
   init<Value>(_ queue: TupleQueue<Value>) {

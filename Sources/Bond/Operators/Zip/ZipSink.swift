@@ -3,11 +3,11 @@
 /// reached on the direct path through the base class without a generic (unspecialized) body. It
 /// calls the observer with no lock held.
 @usableFromInline
-class ZipCore: TupleDirectSink {
+class ZipSinkBase: TupleDirectSink {
   /// Each source's queue, unretained (the tuple's slots hold them for the sink's life): the tuple
   /// holds each source's oldest unmatched event (`isSet`), its queue the later ones, which
-  /// ``TupleQueueCore/moveNext`` moves into the tuple in turn. A call retains nothing.
-  @usableFromInline let queues: UnsafeMutableBufferPointer<Unmanaged<TupleQueueCore>>
+  /// ``TupleQueueBase/moveNext`` moves into the tuple in turn. A call retains nothing.
+  @usableFromInline let queues: UnsafeMutableBufferPointer<Unmanaged<TupleQueueBase>>
   /// Moves the tuple out and calls the observer with it (made where `Event` is concrete).
   @usableFromInline let moveTupleOut: () -> Void
   @usableFromInline let inbox: Inbox<Int>
@@ -157,9 +157,9 @@ class ZipCore: TupleDirectSink {
   }
 }
 
-/// A `zip` observation's sink: ``ZipCore`` with the tuple, whose type is the observation's event.
+/// A `zip` observation's sink: ``ZipSinkBase`` with the tuple, whose type is the observation's event.
 @usableFromInline
-final class ZipSink<Event>: ZipCore, TupleSink {
+final class ZipSink<Event>: ZipSinkBase, TupleSink {
   @usableFromInline let output: InboxSinkOutput<Event, Int>
   @usableFromInline let tuple: TupleStorage<Event>
 

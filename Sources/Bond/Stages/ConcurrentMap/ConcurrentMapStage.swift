@@ -11,7 +11,7 @@ import Synchronization
 /// ends: under a steady load there is no task per event. The worker that finishes a result
 /// delivers it, and every result ready after it, unless another worker is delivering (that one
 /// then delivers it): one delivery at a time, in order for an ordered stage. While every worker
-/// lives, a sender leaves its event in the ``ConcurrentMapInbox`` (a lock of its own) rather than
+/// lives, a sender leaves its event in the ``ConcurrentMapIntake`` (a lock of its own) rather than
 /// taking the stage's lock.
 ///
 /// `dispose()` cancels the running workers (cooperative: a transform that ignores cancellation runs
@@ -25,8 +25,8 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   @usableFromInline typealias Machine = ConcurrentMapStateMachine<Input, Output>
 
   @usableFromInline let state: LockedState<Machine>
-  /// The senders' events on their way to the machine (see ``ConcurrentMapInbox``).
-  @usableFromInline let inbox: LockedState<ConcurrentMapInbox<Input>>
+  /// The senders' events on their way to the machine (see ``ConcurrentMapIntake``).
+  @usableFromInline let intake: LockedState<ConcurrentMapIntake<Input>>
   @usableFromInline let transform: @Sendable (Input) async -> Output
   @usableFromInline let observer: EventObserver<Output>
   /// The stage's gate (its waiting events reached `bufferLimit`), passed upstream.
@@ -49,10 +49,10 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
     observer: EventObserver<Output>,
     transform: @escaping @Sendable (Input) async -> Output
   ) {
-    let inbox = LockedState(ConcurrentMapInbox<Input>())
-    self.inbox = inbox
+    let intake = LockedState(ConcurrentMapIntake<Input>())
+    self.intake = intake
     state = LockedState(
-      Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: ordered, inbox: inbox)
+      Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: ordered, intake: intake)
     )
     self.statistics = statistics
     yieldsOnRelease = maxConcurrent >= DispatchTaskExecutor.threads
@@ -79,11 +79,11 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
     if late { observation.dispose() }
   }
 
-  /// An event: into the inbox when it is open and has room (the stage's lock is not taken), else
+  /// An event: into the intake when it is open and has room (the stage's lock is not taken), else
   /// through the machine.
   @inlinable
   func received(_ input: Input) {
-    if inbox.withLock({ $0.accept(input) }) {
+    if intake.withLock({ $0.accept(input) }) {
       statistics?.recordBuffered(1)
       return
     }

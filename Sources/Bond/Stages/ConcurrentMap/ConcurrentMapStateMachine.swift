@@ -9,7 +9,7 @@
 ///
 /// The owner keeps it in a `LockedState` and performs the actions it returns after the lock (start
 /// workers, raise or release the gate, deliver, the end). It holds the senders'
-/// ``ConcurrentMapInbox`` (own lock, taken inside the stage's; `ConcurrentMapInbox.swift`).
+/// ``ConcurrentMapIntake`` (own lock, taken inside the stage's; `ConcurrentMapIntake.swift`).
 @usableFromInline
 struct ConcurrentMapStateMachine<Input, Output> {
   @usableFromInline let maxConcurrent: Int
@@ -20,7 +20,7 @@ struct ConcurrentMapStateMachine<Input, Output> {
   /// Events received and not yet taken, oldest first (the next one taken is number `taken`).
   @usableFromInline var waiting = WorkQueue<Input>()
   /// The senders' events not yet moved into `waiting`.
-  @usableFromInline let inbox: LockedState<ConcurrentMapInbox<Input>>
+  @usableFromInline let intake: LockedState<ConcurrentMapIntake<Input>>
   /// Sequence numbers: of the next event taken and delivered.
   @usableFromInline var taken = 0
   @usableFromInline var delivered = 0
@@ -43,15 +43,15 @@ struct ConcurrentMapStateMachine<Input, Output> {
   @usableFromInline var upstreamEnded = false
   @usableFromInline var isOver = false
   @usableFromInline var underPressure = false
-  /// The inbox's events (after `waiting`'s), known while under pressure (no fast path then).
-  @usableFromInline var pressuredInbox = 0
+  /// The intake's events (after `waiting`'s), known while under pressure (no fast path then).
+  @usableFromInline var pressuredIntake = 0
 
   @inlinable
-  init(maxConcurrent: Int, bufferLimit: Int, ordered: Bool, inbox: LockedState<ConcurrentMapInbox<Input>>) {
+  init(maxConcurrent: Int, bufferLimit: Int, ordered: Bool, intake: LockedState<ConcurrentMapIntake<Input>>) {
     self.maxConcurrent = maxConcurrent
     self.bufferLimit = bufferLimit
     self.ordered = ordered
-    self.inbox = inbox
+    self.intake = intake
     slots = Array(repeating: nil, count: ordered ? maxConcurrent : 0)
   }
 
@@ -85,21 +85,21 @@ struct ConcurrentMapStateMachine<Input, Output> {
     workers += count
   }
 
-  /// An event arrived that the inbox did not take (the slow path): it goes behind the inbox's
-  /// events (into the inbox when it holds some: they stay there, for a worker to take in one go);
-  /// then the pressure, the workers to start, and the inbox opened or closed for the next sender
-  /// (one critical section of the inbox's lock inside the stage's).
+  /// An event arrived that the intake did not take (the slow path): it goes behind the intake's
+  /// events (into the intake when it holds some: they stay there, for a worker to take in one go);
+  /// then the pressure, the workers to start, and the intake opened or closed for the next sender
+  /// (one critical section of the intake's lock inside the stage's).
   @inlinable
   mutating func eventReceived(_ input: Input) -> Actions {
     var actions = Actions()
     guard !isOver, !upstreamEnded else { return actions }
-    inbox.withLock { box in
+    intake.withLock { box in
       if box.events.isEmpty { waiting.push(input) } else { box.events.push(input) }
       if !underPressure && waiting.count + box.events.count >= bufferLimit {
         underPressure = true
         actions.pressure = true
       }
-      pressuredInbox = box.events.count
+      pressuredIntake = box.events.count
       workersToStart(&actions)
       openLocked(&box)
     }
@@ -107,7 +107,7 @@ struct ConcurrentMapStateMachine<Input, Output> {
   }
 
   /// The upstream's registration ended: `registered` is due after the results of the events so far
-  /// (the inbox's included).
+  /// (the intake's included).
   @inlinable
   mutating func registrationEnded() {
     if !isOver { refill() }
@@ -135,7 +135,7 @@ struct ConcurrentMapStateMachine<Input, Output> {
   /// events went down to the low watermark).
   @inlinable
   mutating func take(worker: Int, downstreamPressured: Bool = false, releases: inout Bool) -> TakeStep {
-    // The inbox's events, once the waiting ones are taken; an empty inbox closes in the same
+    // The intake's events, once the waiting ones are taken; an empty intake closes in the same
     // critical section, since this worker ends (no event can be left there unseen).
     if waiting.isEmpty && !isOver { refillOrClose() }
     if downstreamPressured && !isOver && !waiting.isEmpty {
@@ -146,15 +146,15 @@ struct ConcurrentMapStateMachine<Input, Output> {
       workerEnded(worker)
       return endIsDue() ? .end : .stop
     }
-    if underPressure && waiting.count + pressuredInbox - 1 <= bufferLimit / 2 {
+    if underPressure && waiting.count + pressuredIntake - 1 <= bufferLimit / 2 {
       // This take brings the waiting events down to bufferLimit / 2: the release first, then the
       // take (`.again`). Waking the senders costs this worker microseconds; an event taken before
       // would start after them, finish after a later one another worker takes meanwhile, and
       // stop that worker at the full window. (Under pressure every event went through the
-      // machine: the inbox is empty; its room grows.)
+      // machine: the intake is empty; its room grows.)
       underPressure = false
       releases = true
-      inbox.withLock { openLocked(&$0) }
+      intake.withLock { openLocked(&$0) }
       return .again
     }
     let input = waiting.pop().unsafelyUnwrapped
@@ -187,7 +187,7 @@ struct ConcurrentMapStateMachine<Input, Output> {
   @inlinable
   mutating func workerEnded(_ worker: Int) {
     workers -= 1
-    closeInbox()
+    closeIntake()
     // Its handle, if kept already; else remembered, so that it is not kept later.
     if tasks.removeValue(forKey: worker) == nil { endedWorkers.insert(worker) }
   }
@@ -256,7 +256,7 @@ struct ConcurrentMapStateMachine<Input, Output> {
       return .deliver(output)
     }
     isDelivering = false
-    // Fewer than maxConcurrent workers live only with the inbox closed and empty: nothing to move.
+    // Fewer than maxConcurrent workers live only with the intake closed and empty: nothing to move.
     var actions = Actions()
     workersToStart(&actions)
     // A worker to start (this one counted as idle, about to take): this one takes after starting
@@ -272,8 +272,8 @@ struct ConcurrentMapStateMachine<Input, Output> {
   mutating func endReceived(releases: inout Bool) -> Bool {
     guard !isOver, !upstreamEnded else { return false }
     upstreamEnded = true
-    // The inbox's events are the last ones; a later event goes to the machine, which ignores it.
-    closeInbox()
+    // The intake's events are the last ones; a later event goes to the machine, which ignores it.
+    closeIntake()
     // Nothing more can come from the producers it held back.
     if underPressure {
       underPressure = false
@@ -282,14 +282,14 @@ struct ConcurrentMapStateMachine<Input, Output> {
     return endIsDue()
   }
 
-  /// Disposed: forgets the waiting events (the inbox's too, closing it) and results; returns the
+  /// Disposed: forgets the waiting events (the intake's too, closing it) and results; returns the
   /// tasks to cancel, whether the gate must be released, and how many events were waiting.
   @inlinable
   mutating func disposed() -> (tasks: [Task<Void, Never>], releases: Bool, waiting: Int) {
     let releases = underPressure
     underPressure = false
     isOver = true
-    let waitingCount = waiting.count + emptyInbox()
+    let waitingCount = waiting.count + emptyIntake()
     waiting = WorkQueue()
     completed = WorkQueue()
     for index in slots.indices { slots[index] = nil }

@@ -4,12 +4,12 @@ import Testing
 
 @testable import Bond
 
-// The senders' inbox of a concurrency-limited stage (ConcurrentMapInbox): a sender leaves its
+// The senders' intake of a concurrency-limited stage (ConcurrentMapIntake): a sender leaves its
 // event there without the stage's lock while a worker is sure to come for it; the last worker to
 // end closes it. The races: a sender's push against the last worker's end (no event may be left
 // behind), senders against dispose(), and the pause for the downstream's pressure against senders.
 // Each scenario under a watchdog; run under
-// `swift test --scratch-path .build-tsan --sanitize=thread --filter ConcurrentMapInboxStressTests`.
+// `swift test --scratch-path .build-tsan --sanitize=thread --filter ConcurrentMapIntakeStressTests`.
 
 /// Spins about `iterations` rounds: a gap between two events short enough to race a worker's end.
 private func shortGap(_ iterations: Int) {
@@ -18,10 +18,10 @@ private func shortGap(_ iterations: Int) {
   if value == -1 { print(value) }
 }
 
-@Suite struct ConcurrentMapInboxStressTests {
+@Suite struct ConcurrentMapIntakeStressTests {
   /// Two threads send in bursts with gaps of every length, so that the workers often run dry and
   /// end while an event is on its way: every result arrives, in the upstream's order, and then the
-  /// end (an event left in a closed inbox would never come out).
+  /// end (an event left in a closed intake would never come out).
   @Test func noEventIsLeftBehindWhenTheLastWorkerEnds() async {
     await withWatchdog("noEventIsLeftBehindWhenTheLastWorkerEnds", seconds: 120) {
       let source = EventProducer<Int>()
@@ -49,7 +49,7 @@ private func shortGap(_ iterations: Int) {
     }
   }
 
-  /// Bursts after idle moments: each burst finds the workers ended and the inbox closed, and must
+  /// Bursts after idle moments: each burst finds the workers ended and the intake closed, and must
   /// be taken in full before the next one starts.
   @Test func eachBurstAfterAnIdleMomentIsTakenInFull() {
     withWatchdog("eachBurstAfterAnIdleMomentIsTakenInFull", seconds: 120) {
@@ -74,11 +74,11 @@ private func shortGap(_ iterations: Int) {
     }
   }
 
-  /// dispose() racing two senders on the inbox's fast path: it returns, no result is delivered
+  /// dispose() racing two senders on the intake's fast path: it returns, no result is delivered
   /// after it returned (one already running may end), the events it let go leave `bufferedCount`
-  /// (the inbox's included), and the source is writable and unobserved again.
-  @Test func disposeRacesSendersOnTheInbox() async {
-    await withWatchdog("disposeRacesSendersOnTheInbox", seconds: 120) {
+  /// (the intake's included), and the source is writable and unobserved again.
+  @Test func disposeRacesSendersOnTheIntake() async {
+    await withWatchdog("disposeRacesSendersOnTheIntake", seconds: 120) {
       for round in 0..<(40 * stressScale) {
         let source = EventProducer<Int>()
         let statistics = DeliveryStatistics()
@@ -111,14 +111,14 @@ private func shortGap(_ iterations: Int) {
   }
 
   /// Async senders into a stage whose downstream (a `.backpressure` deliverOn on a queue) keeps
-  /// pausing its workers: events keep arriving while the stage is paused, through the inbox and
+  /// pausing its workers: events keep arriving while the stage is paused, through the intake and
   /// through the machine; every result arrives in order after the pauses, then the end.
   @Test func eventsSentWhileTheStageIsPausedComeThrough() async {
     await withWatchdog("eventsSentWhileTheStageIsPausedComeThrough", seconds: 120) {
       let source = EventProducer<Int>()
       let results = Recorder<Int>()
       let ended = Atomic<Bool>(false)
-      let queue = DispatchQueue(label: "ConcurrentMapInboxStressTests.downstream")
+      let queue = DispatchQueue(label: "ConcurrentMapIntakeStressTests.downstream")
       let stage = source.map(maxConcurrent: 2, bufferLimit: 8) { $0 }
         .deliverOn(queue, bufferLimit: 4, whenFull: .backpressure)
         .observe { value in

@@ -2,20 +2,20 @@ import Testing
 
 @testable import Bond
 
-/// The senders' inbox of a concurrency-limited stage, driven through its machine with no threads:
-/// when a sender may leave its event there, how the events reach the workers, and how the inbox
+/// The senders' intake of a concurrency-limited stage, driven through its machine with no threads:
+/// when a sender may leave its event there, how the events reach the workers, and how the intake
 /// keeps `bufferLimit`'s pressure exact.
-@Suite struct ConcurrentMapInboxTests {
+@Suite struct ConcurrentMapIntakeTests {
   typealias Machine = ConcurrentMapStateMachine<Int, Int>
 
-  let inbox = LockedState(ConcurrentMapInbox<Int>())
+  let intake = LockedState(ConcurrentMapIntake<Int>())
 
   func machine(maxConcurrent: Int, bufferLimit: Int = 8) -> Machine {
-    Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: true, inbox: inbox)
+    Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: true, intake: intake)
   }
 
-  /// A sender's fast path: whether the inbox took `input`.
-  func send(_ input: Int) -> Bool { inbox.withLock { $0.accept(input) } }
+  /// A sender's fast path: whether the intake took `input`.
+  func send(_ input: Int) -> Bool { intake.withLock { $0.accept(input) } }
 
   /// The event a worker takes, or `nil` when it ends.
   func take(_ machine: inout Machine, worker: Int) -> Int? {
@@ -54,12 +54,12 @@ import Testing
     #expect(machine.eventReceived(0).start == [0])
     #expect(!send(1), "one worker of two: the machine starts the second for this event")
     #expect(machine.eventReceived(1).start == [1])
-    #expect(send(2), "both workers live: the inbox takes the event")
+    #expect(send(2), "both workers live: the intake takes the event")
     #expect(take(&machine, worker: 0) == 0)
     #expect(take(&machine, worker: 1) == 1)
   }
 
-  @Test func aWorkerTakesTheInboxsEventsInOrderOnceTheWaitingOnesAreTaken() {
+  @Test func aWorkerTakesTheIntakesEventsInOrderOnceTheWaitingOnesAreTaken() {
     var machine = machine(maxConcurrent: 1)
     _ = machine.eventReceived(0)
     #expect(send(1) && send(2))
@@ -69,13 +69,13 @@ import Testing
     #expect(send(3), "the worker lives: still open")
     #expect(finish(2, sequence: 2, &machine, worker: 0) == ([2], 3))
     #expect(finish(3, sequence: 3, &machine, worker: 0) == ([3], nil), "nothing left: the worker ends")
-    #expect(!send(4), "the last worker closed the inbox as it found it empty")
+    #expect(!send(4), "the last worker closed the intake as it found it empty")
     #expect(machine.eventReceived(4).start == [1], "the machine starts a worker for it")
   }
 
-  /// An event the inbox holds when a worker ends for another reason (the window is full) moves
+  /// An event the intake holds when a worker ends for another reason (the window is full) moves
   /// into the machine, which starts a worker for it when the window moves.
-  @Test func aWorkerStoppedByTheWindowMovesTheInboxsEvents() {
+  @Test func aWorkerStoppedByTheWindowMovesTheIntakesEvents() {
     var machine = machine(maxConcurrent: 2)
     _ = machine.eventReceived(0)
     _ = machine.eventReceived(1)
@@ -85,7 +85,7 @@ import Testing
     // Worker 1 finishes first: its result waits for 0, the window is full, it ends.
     #expect(finish(10, sequence: 1, &machine, worker: 1) == ([], nil))
     #expect(!send(3), "one worker of two left: closed")
-    #expect(machine.waiting.count == 1 && inbox.withLock { $0.events.isEmpty }, "2 moved into the machine")
+    #expect(machine.waiting.count == 1 && intake.withLock { $0.events.isEmpty }, "2 moved into the machine")
     #expect(machine.eventReceived(3).start.isEmpty, "the window is full: no worker yet")
     var releases = false
     guard
@@ -101,7 +101,7 @@ import Testing
     #expect(take(&machine, worker: 2) == 3)
   }
 
-  /// The inbox never holds the event that brings the waiting events to `bufferLimit`: that one
+  /// The intake never holds the event that brings the waiting events to `bufferLimit`: that one
   /// goes through the machine, which raises the pressure; under pressure every event does.
   @Test func thePressureIsRaisedAtBufferLimitExactly() {
     var machine = machine(maxConcurrent: 1, bufferLimit: 4)
@@ -112,10 +112,10 @@ import Testing
     #expect(machine.eventReceived(3).pressure == nil)
     #expect(!send(4), "the fourth waiting event goes through the machine")
     #expect(machine.eventReceived(4).pressure == true)
-    #expect(machine.waiting.count + inbox.withLock { $0.events.count } == 4, "behind 0, in the inbox")
+    #expect(machine.waiting.count + intake.withLock { $0.events.count } == 4, "behind 0, in the intake")
     #expect(!send(5), "under pressure: no room")
     #expect(machine.eventReceived(5).pressure == nil)
-    // Taking down to bufferLimit / 2 releases it (before that take) and opens the inbox again.
+    // Taking down to bufferLimit / 2 releases it (before that take) and opens the intake again.
     var releases = false
     var nextEvents: [Int] = []
     for sequence in 0..<2 {
@@ -136,20 +136,20 @@ import Testing
     #expect(releases)
     #expect(take(&machine, worker: 0) == 3)
     #expect(machine.waiting.count == 2)
-    #expect(inbox.withLock { $0.isOpen && $0.room == 0 }, "open, its room counted before that take")
+    #expect(intake.withLock { $0.isOpen && $0.room == 0 }, "open, its room counted before that take")
     #expect(!send(6) && machine.eventReceived(6).pressure == nil)
   }
 
-  @Test func disposeCountsAndForgetsTheInboxsEvents() {
+  @Test func disposeCountsAndForgetsTheIntakesEvents() {
     var machine = machine(maxConcurrent: 1)
     _ = machine.eventReceived(0)
     #expect(send(1) && send(2))
     let (_, _, waiting) = machine.disposed()
     #expect(waiting == 3)
-    #expect(!send(3) && inbox.withLock { $0.events.isEmpty })
+    #expect(!send(3) && intake.withLock { $0.events.isEmpty })
   }
 
-  @Test func theEndMovesTheInboxsEventsFirst() {
+  @Test func theEndMovesTheIntakesEventsFirst() {
     var machine = machine(maxConcurrent: 1)
     _ = machine.eventReceived(0)
     #expect(send(1))

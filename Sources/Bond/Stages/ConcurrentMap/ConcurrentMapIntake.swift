@@ -6,25 +6,25 @@
 /// - The *fast path*: while `isOpen` and fewer than `room` events wait here, a sender pushes its
 ///   event here and returns (one lock, which the workers take once per batch, not per event).
 /// - Otherwise the sender takes the stage's lock (the *slow path*): the machine puts the event
-///   behind the others (in the inbox when it holds some), decides the pressure and the workers to
-///   start, and opens or closes the inbox for the next sender.
-/// - A worker that finds the machine's `waiting` queue empty moves the whole inbox there in one
-///   critical section (nested: the stage's lock, then the inbox's; never the other order).
+///   behind the others (in the intake when it holds some), decides the pressure and the workers to
+///   start, and opens or closes the intake for the next sender.
+/// - A worker that finds the machine's `waiting` queue empty moves the whole intake there in one
+///   critical section (nested: the stage's lock, then the intake's; never the other order).
 ///
 /// `isOpen` is `true` only while `maxConcurrent` workers live: the slow path would start no worker
-/// for one more event, and each of them takes again after its event (moving the inbox when
-/// `waiting` is empty). A worker that ends closes the inbox and moves its events behind the waiting
+/// for one more event, and each of them takes again after its event (moving the intake when
+/// `waiting` is empty). A worker that ends closes the intake and moves its events behind the waiting
 /// ones in one critical section, so an event is either there, where the machine decides for it as
-/// before the inbox (a worker started now, when the window moves, or at the resume after a pause),
+/// before the intake (a worker started now, when the window moves, or at the resume after a pause),
 /// or sent by the slow path, which does the same.
 ///
-/// `room` keeps the pressure exact: it is set, whenever the machine moves the inbox or decides the
+/// `room` keeps the pressure exact: it is set, whenever the machine moves the intake or decides the
 /// pressure, to `bufferLimit - 1 - waiting.count`; `waiting` only shrinks until the next such
 /// moment, so the events waiting in all stay below `bufferLimit` on the fast path, and the event
 /// that reaches it goes through the machine, which raises the stage's gate. Under pressure `room`
-/// is 0: every event goes through the machine until the release, so the inbox is empty then.
+/// is 0: every event goes through the machine until the release, so the intake is empty then.
 @usableFromInline
-struct ConcurrentMapInbox<Input> {
+struct ConcurrentMapIntake<Input> {
   /// Events received on the fast path, oldest first; all of them after the machine's `waiting`.
   @usableFromInline var events = WorkQueue<Input>()
   /// Whether a sender may leave its event here (see above).
@@ -35,7 +35,7 @@ struct ConcurrentMapInbox<Input> {
   @inlinable
   init() {}
 
-  /// The fast path: keeps `input` and returns `true` when the inbox is open and has room, else
+  /// The fast path: keeps `input` and returns `true` when the intake is open and has room, else
   /// returns `false` (the sender takes the slow path).
   @inlinable
   mutating func accept(_ input: Input) -> Bool {
@@ -46,39 +46,39 @@ struct ConcurrentMapInbox<Input> {
 }
 
 extension ConcurrentMapStateMachine {
-  /// Moves the inbox's events behind the waiting ones (the stage's lock is held; this takes the
-  /// inbox's inside it) and renews `room`.
+  /// Moves the intake's events behind the waiting ones (the stage's lock is held; this takes the
+  /// intake's inside it) and renews `room`.
   @inlinable
   mutating func refill() {
-    inbox.withLock { box in
+    intake.withLock { box in
       if !box.events.isEmpty { moveLocked(&box) }
     }
   }
 
-  /// A worker found nothing waiting: moves the inbox's events behind, or, when there are none,
-  /// closes the inbox (the worker ends) in the same critical section.
+  /// A worker found nothing waiting: moves the intake's events behind, or, when there are none,
+  /// closes the intake (the worker ends) in the same critical section.
   @inlinable
   mutating func refillOrClose() {
-    inbox.withLock { box in
+    intake.withLock { box in
       if box.events.isEmpty { box.isOpen = false } else { moveLocked(&box) }
     }
   }
 
-  /// A worker ended, so fewer than `maxConcurrent` live: the inbox closes, and its events move
+  /// A worker ended, so fewer than `maxConcurrent` live: the intake closes, and its events move
   /// behind the waiting ones, where the machine decides for them as for any (a worker to start,
   /// now or when the window moves, the resume after a pause).
   @inlinable
-  mutating func closeInbox() {
-    inbox.withLock { box in
+  mutating func closeIntake() {
+    intake.withLock { box in
       if !box.events.isEmpty { moveLocked(&box) }
       box.isOpen = false
     }
   }
 
-  /// Disposed: closes the inbox and lets its events go; returns how many there were.
+  /// Disposed: closes the intake and lets its events go; returns how many there were.
   @inlinable
-  func emptyInbox() -> Int {
-    inbox.withLock { box in
+  func emptyIntake() -> Int {
+    intake.withLock { box in
       defer {
         box.events = WorkQueue()
         box.isOpen = false
@@ -89,27 +89,27 @@ extension ConcurrentMapStateMachine {
 
   /// Moves `box`'s events behind the waiting ones, in order, and renews `room` (both locks held).
   @inlinable
-  mutating func moveLocked(_ box: inout ConcurrentMapInbox<Input>) {
+  mutating func moveLocked(_ box: inout ConcurrentMapIntake<Input>) {
     if waiting.isEmpty {
-      // The whole queue at once; the inbox keeps the emptied one's storage.
+      // The whole queue at once; the intake keeps the emptied one's storage.
       swap(&waiting, &box.events)
     } else {
       while let input = box.events.pop() { waiting.push(input) }
     }
-    pressuredInbox = 0
+    pressuredIntake = 0
     box.room = room
   }
 
-  /// Opens the inbox while `maxConcurrent` workers live (the slow path, after it decided: it would
+  /// Opens the intake while `maxConcurrent` workers live (the slow path, after it decided: it would
   /// start no worker for one more event), renewing `room`; closes it when fewer live, once the
   /// stage is over or the upstream has ended (both locks held).
   @inlinable
-  func openLocked(_ box: inout ConcurrentMapInbox<Input>) {
+  func openLocked(_ box: inout ConcurrentMapIntake<Input>) {
     box.isOpen = workers == maxConcurrent && !isOver && !upstreamEnded
     box.room = room
   }
 
-  /// How many events a sender may leave in the inbox now: none under pressure (until it is
+  /// How many events a sender may leave in the intake now: none under pressure (until it is
   /// released every event goes through the machine), else as many as keep the events waiting in
   /// all below `bufferLimit`.
   @inlinable

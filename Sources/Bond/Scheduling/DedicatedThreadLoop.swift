@@ -21,7 +21,7 @@ import Synchronization
 /// checks that flag (a sequentially consistent fence between: either the thread's last poll sees
 /// the item, or the producer sees the flag) and then sets `wakeSignal` under the mutex and signals.
 /// - Note: thread-safe.
-final class DedicatedThreadCore: @unchecked Sendable {
+final class DedicatedThreadLoop: @unchecked Sendable {
   // @unchecked: `queue`, `parked`, `wakeSignal` and `stopping` are touched only under `mutex`;
   // `timers` and `pollers` only by the scheduler's thread.
 
@@ -132,7 +132,7 @@ final class DedicatedThreadCore: @unchecked Sendable {
       &thread,
       nil,
       { context in
-        let core = Unmanaged<DedicatedThreadCore>.fromOpaque(context!).takeRetainedValue()
+        let core = Unmanaged<DedicatedThreadLoop>.fromOpaque(context!).takeRetainedValue()
         core.run()
         return nil
       },
