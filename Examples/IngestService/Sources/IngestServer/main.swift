@@ -73,18 +73,4 @@ let service = IngestService(
   prepare: prepare
 )
 services.append(service)
-let serviceGroup = ServiceGroup(
-  configuration: .init(
-    services: services.map { .init(service: $0) },
-    gracefulShutdownSignals: [.sigterm, .sigint],
-    logger: logger
-  )
-)
-do {
-  try await serviceGroup.run()
-  logger.info("stopped")
-  exit(0)
-} catch {
-  logger.error("failed", metadata: ["error": "\(String(reflecting: error))"])
-  exit(1)
-}
+await runServicesAndExit(services, logger: logger)

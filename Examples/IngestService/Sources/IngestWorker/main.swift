@@ -282,18 +282,4 @@ struct Prepared: Service {
 }
 
 services.append(Prepared(worker: Worker(options: options, store: store, logger: logger), reset: options.reset))
-let serviceGroup = ServiceGroup(
-  configuration: .init(
-    services: services.map { .init(service: $0) },
-    gracefulShutdownSignals: [.sigterm, .sigint],
-    logger: logger
-  )
-)
-do {
-  try await serviceGroup.run()
-  logger.info("stopped")
-  exit(0)
-} catch {
-  logger.error("failed", metadata: ["error": "\(String(reflecting: error))"])
-  exit(1)
-}
+await runServicesAndExit(services, logger: logger)
