@@ -153,7 +153,7 @@ extension ObservableArray {
     delivery.next(owned: .event(ObservableArrayEvent(sequence: delivered, operation: consume operation)))
   }
 
-  /// After ``enqueue(_:in:claimed:)``: performs `first` (the caller took the rights from idle) and
+  /// After `enqueue(_:in:claimed:)`: performs `first` (the caller took the rights from idle) and
   /// gives them back, or drains (it took vacant rights), or does nothing (queued behind the holder).
   /// The work queued meanwhile is performed in order, building each event on `delivered`, at most
   /// `budget` items of other threads, as ``EventProducer``'s drain does: then the rest is left to
