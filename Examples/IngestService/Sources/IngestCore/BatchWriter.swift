@@ -79,9 +79,8 @@ public actor BatchWriter {
     // writer.
     var refused: [DeadLetter] = []
     for line in batch where line.refused {
-      refused.append(
-        DeadLetter(key: line.key, total: line.value, lines: 1, reason: "sum-overflow: the key's total would leave bigint")
-      )
+      let reason = "sum-overflow: the key's total would leave bigint"
+      refused.append(DeadLetter(key: line.key, total: line.value, lines: 1, reason: reason))
     }
     if !refused.isEmpty { await deadLetter(refused) }
     if naive {
