@@ -75,12 +75,13 @@ public actor BatchWriter {
       isPrepared = true
     }
     let start = ContinuousClock.now
-    let refused =
-      !batch.contains(where: \.refused)
-      ? []
-      : batch.filter(\.refused).map {
-        DeadLetter(key: $0.key, total: $0.value, lines: 1, reason: "sum-overflow: the key's total would leave bigint")
-      }
+    // Plain loops over the batch (no key-path closures): this runs for every line, on the one
+    // writer.
+    var refused: [DeadLetter] = []
+    for line in batch where line.refused {
+      let reason = "sum-overflow: the key's total would leave bigint"
+      refused.append(DeadLetter(key: line.key, total: line.value, lines: 1, reason: reason))
+    }
     if !refused.isEmpty { await deadLetter(refused) }
     if naive {
       for line in batch where !line.refused {
@@ -88,9 +89,16 @@ public actor BatchWriter {
       }
     } else {
       // The latest running total of each key in the batch (the highest line count: a key's
-      // running totals come from one lane, in order).
+      // running totals come from one lane, in order); a refused line has `lines == 0`, never the
+      // highest.
       var latest: [String: KeyTotal] = [:]
-      for line in batch where !line.refused && line.lines > latest[line.key]?.lines ?? 0 { latest[line.key] = line }
+      for line in batch where line.lines > 0 {
+        if let index = latest.index(forKey: line.key) {
+          if line.lines > latest.values[index].lines { latest.values[index] = line }
+        } else {
+          latest[line.key] = line
+        }
+      }
       var deltas: [Delta] = []
       deltas.reserveCapacity(latest.count)
       for (key, line) in latest {
@@ -101,7 +109,12 @@ public actor BatchWriter {
       for (key, line) in latest { written[key] = StoredTotal(total: line.total, lines: line.lines) }
       rowsWritten.increment(by: Int64(deltas.count))
     }
-    acks?.stored(batch.map(\.ack))
+    if let acks {
+      var tokens: [UInt64] = []
+      tokens.reserveCapacity(batch.count)
+      for line in batch { tokens.append(line.ack) }
+      acks.stored(tokens)
+    }
     if let delay { try? await Task.sleep(for: delay) }
     batchesWritten.increment()
     writeTimer.recordNanoseconds(Int64((ContinuousClock.now - start).nanosecondsApproximately))

@@ -18,6 +18,9 @@ public struct Reading: Sendable {
 
 /// A lane's running aggregate of one key after a reading: the key's total and line count since the
 /// server started (a key always goes to the same lane, so its lane sees every reading of it).
+///
+/// Kept small: every line goes through the merge and the batches stage as one of these, and each
+/// extra word costs on that path (a refused reading is marked by `lines == 0`, not by a flag).
 public struct KeyTotal: Sendable {
   /// The key.
   public var key: String
@@ -25,13 +28,14 @@ public struct KeyTotal: Sendable {
   public var value: Int64
   /// The key's running total.
   public var total: Int64
-  /// The key's running count of lines.
+  /// The key's running count of lines; 0 for a refused reading (an accepted one is at least 1).
   public var lines: Int64
-  /// The reading would have taken the key's total out of `Int64`: it is not in `total` nor in
-  /// `lines`, and goes to the dead letters.
-  public var refused = false
   /// The reading's acknowledgement token (0: none).
   public var ack: UInt64 = 0
+
+  /// The reading would have taken the key's total out of `Int64`: it is not in any total, and goes
+  /// to the dead letters.
+  public var refused: Bool { lines == 0 }
 }
 
 /// The running totals of the keys of one lane; used from that lane's queue only.
@@ -39,17 +43,24 @@ final class LaneTotals: @unchecked Sendable {
   private var totals: [String: CheckedSum] = [:]
 
   /// Adds the reading to its key's sum; a reading that would overflow the sum is refused (the sum
-  /// stays as it was), never wrapped.
+  /// stays as it was), never wrapped. One hash lookup for a key already seen.
   func add(_ reading: Reading) -> KeyTotal {
-    var entry = totals[reading.key, default: CheckedSum()]
-    let added = entry.add(reading.value)
-    if added { totals[reading.key] = entry }
+    let sum: CheckedSum
+    let added: Bool
+    if let index = totals.index(forKey: reading.key) {
+      added = totals.values[index].add(reading.value)
+      sum = totals.values[index]
+    } else {
+      var entry = CheckedSum()
+      added = entry.add(reading.value)
+      totals[reading.key] = entry
+      sum = entry
+    }
     return KeyTotal(
       key: reading.key,
       value: reading.value,
-      total: entry.total,
-      lines: entry.lines,
-      refused: !added,
+      total: sum.total,
+      lines: added ? sum.lines : 0,
       ack: reading.ack
     )
   }

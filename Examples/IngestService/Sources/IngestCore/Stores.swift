@@ -61,18 +61,28 @@ public struct StoreDataError: Error, Sendable {
 }
 
 /// The in-memory store (`--memory`): a dictionary behind an actor.
+///
+/// The batch ids it has applied are kept as one number per writer, the highest sequence applied:
+/// a writer takes its ids in increasing order and retries an id until it succeeds or is refused,
+/// never going back to an earlier one, so an id at or below that number is one already applied (or
+/// refused and replaced by later ids). A set of every id would grow with every batch for as long
+/// as the server runs.
 public actor MemoryStore: TotalsStore {
   private var rows: [String: StoredTotal] = [:]
-  private var batches: Set<BatchID> = []
+  private var applied: [String: Int64] = [:]
   /// The dead letters recorded.
   public private(set) var deadLetters: [DeadLetter] = []
 
   /// An empty store.
   public init() {}
 
+  private func isApplied(_ batch: BatchID) -> Bool { batch.sequence <= applied[batch.writer] ?? 0 }
+
+  private func record(_ batch: BatchID) { applied[batch.writer] = max(applied[batch.writer] ?? 0, batch.sequence) }
+
   /// Adds the deltas (all or none: a total that would leave `Int64` throws `StoreDataError`).
   public func add(_ deltas: [Delta], batch: BatchID) async throws {
-    guard !batches.contains(batch) else { return }
+    guard !isApplied(batch) else { return }
     var updated: [(String, StoredTotal)] = []
     updated.reserveCapacity(deltas.count)
     for delta in deltas {
@@ -84,14 +94,14 @@ public actor MemoryStore: TotalsStore {
       updated.append((delta.key, row))
     }
     for (key, row) in updated { rows[key] = row }
-    batches.insert(batch)
+    record(batch)
   }
 
   /// Records the dead letters.
   public func deadLetter(_ letters: [DeadLetter], batch: BatchID) async throws {
-    guard !batches.contains(batch) else { return }
+    guard !isApplied(batch) else { return }
     deadLetters += letters
-    batches.insert(batch)
+    record(batch)
   }
 
   /// Every key's row.
