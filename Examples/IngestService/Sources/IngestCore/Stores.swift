@@ -111,6 +111,9 @@ public actor MemoryStore: TotalsStore {
 /// The PostgreSQL store: table `ingest_totals (key text primary key, total bigint, lines bigint)`,
 /// one multi-row upsert per batch (`unnest` of three array parameters), in one statement with the
 /// insert of the batch's id into `ingest_batches` (the upsert applies only if that id is new);
+/// the same statement deletes the writer's older ids, so the table holds one row per writer: a
+/// writer writes one batch at a time and retries it until it commits, so once it writes a newer id,
+/// no older one is ever retried;
 /// refused data goes to `ingest_dead_letters`. Every statement has a deadline: past it the
 /// connection is closed (the statement fails and is retried: a retry of a batch that did commit is
 /// a no-op).
@@ -178,7 +181,9 @@ public struct PostgresStore: TotalsStore {
       """
       WITH batch AS (
         INSERT INTO ingest_batches (writer, seq) VALUES (\(batch.writer), \(batch.sequence))
-        ON CONFLICT DO NOTHING RETURNING 1)
+        ON CONFLICT DO NOTHING RETURNING 1),
+      pruned AS (
+        DELETE FROM ingest_batches WHERE writer = \(batch.writer) AND seq < \(batch.sequence))
       INSERT INTO ingest_totals AS t (key, total, lines)
       SELECT u.key, u.total, u.lines FROM unnest(\(keys)::text[], \(totals)::bigint[], \(lines)::bigint[])
         AS u(key, total, lines)
