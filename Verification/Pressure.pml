@@ -33,7 +33,7 @@
  *                                        onCancel: waiter.cancel(); gate.forget(waiter)
  *     wst[id]                            Support/DeliveryWaiter.swift: State (initial, suspended,
  *                                        cancelled, resumed); suspend / delivered / cancel: one d_step each
- *   Async(id): pSend                   Core/EventProducer+Await.swift:sendAwaitingDelivery (CAS the rights:
+ *   Async(id): pSend                   FlowControl/SendContentsOf.swift:sendAwaitingDelivery (CAS the rights:
  *                                        deliver, finishDraining; else queue and suspend until delivered)
  *   Sync: pSend                        Core/EventProducer.swift:next (CAS the rights, or queue and return)
  *   prights, pqa, pqs, pqend           P's delivery rights (`wip`) and pending queue (Drain.pml models

@@ -14,7 +14,7 @@ extension ObservableArray {
   }
 
   /// ``performBatchUpdates(_:)``, handing off at most `handOffBudget` work items on this thread
-  /// (see ``handOff(_:claimed:budget:)``).
+  /// (see ``handOff(_:budget:)``).
   @usableFromInline
   func performBatchUpdates(handOffBudget: Int, _ updates: (ObservableArray<Element>) -> Void) {
     let thread = currentThreadID()
@@ -24,13 +24,12 @@ extension ObservableArray {
     }
     // Outside the lock: user code, whose mutations of this array join the batch.
     updates(self)
-    var claimed = false
     let (ended, first) = state.withLock { state -> (Bool, ObservableArrayWork<Element>?) in
       guard let operation = state.endBatchLocked() else { return (false, nil) }
-      return (true, enqueue(.operation(operation), in: &state, claimed: &claimed))
+      return (true, enqueue(.operation(operation), in: &state))
     }
     if ended { batchGate.signal() }
-    handOff(first, claimed: claimed, budget: handOffBudget)
+    if let first { handOff(first, budget: handOffBudget) }
   }
 }
 
@@ -77,17 +76,16 @@ extension ObservableArray where Element: Equatable {
   func replaceIfUnchanged(with array: [Element]) -> Bool {
     let (old, version) = snapshotForMutation()
     let operation = ObservableArrayOperation.difference(from: old, to: array)
-    var claimed = false
     let outcome = state.withLock { state -> ([Element], ObservableArrayWork<Element>?)? in
       guard state.version == version, !state.isBlockedLocked(thread: currentThreadID()) else { return nil }
       let old = state.array
       state.array = array
       guard let operation = state.recordLocked(operation) else { return (old, nil) }
-      return (old, enqueue(.operation(operation), in: &state, claimed: &claimed))
+      return (old, enqueue(.operation(operation), in: &state))
     }
     guard let (replaced, first) = outcome else { return false }
     _ = replaced  // released outside the lock
-    handOff(first, claimed: claimed, budget: drainHandOffLimit)
+    if let first { handOff(first, budget: drainHandOffLimit) }
     return true
   }
 }

@@ -14,10 +14,9 @@ extension ObservableArray {
     // delivers the marker to it; until then the relay ignores the events it receives. The end
     // (the array deallocated) comes from the delivery producer.
     let disposable = delivery.observe(with: EventObserver({ relay.receive($0) }, finished: observer.finished))
-    var claimed = false
-    let first = state.withLock { enqueue(.replay(token: token), in: &$0, claimed: &claimed) }
+    let first = state.withLock { enqueue(.replay(token: token), in: &$0) }
     // Budget 0: `observe` hands off its own replay marker, nothing queued by others.
-    handOff(first, claimed: claimed, budget: 0)
+    if let first { handOff(first, budget: 0) }
     return disposable
   }
 
@@ -29,11 +28,10 @@ extension ObservableArray {
     let token = tokens.wrappingAdd(1, ordering: .relaxed).newValue
     let relay = ObservableArrayObserver(token: token, observer: observer, registered: nil)
     let disposable = delivery.observe { relay.receive($0) }
-    var claimed = false
     let (snapshot, first) = state.withLock { state -> ([Element], ObservableArrayWork<Element>?) in
-      (state.publishedArrayLocked, enqueue(.start(token: token), in: &state, claimed: &claimed))
+      (state.publishedArrayLocked, enqueue(.start(token: token), in: &state))
     }
-    handOff(first, claimed: claimed, budget: 0)
+    if let first { handOff(first, budget: 0) }
     return (snapshot, disposable)
   }
 
@@ -55,25 +53,17 @@ extension ObservableArray {
       // Set when this call became the hand-off thread: the operation to deliver (moved, not copied,
       // out of the lock).
       var first: ObservableArrayOperation<Element>? = nil
-      // Set when this call took vacant rights: its operation is queued behind the backlog it drains.
-      var claimed = false
       let outcome = state.withLock { state -> Result? in
         if state.batch != nil, state.isBlockedLocked(thread: currentThreadID()) { return nil }
         let (result, operation) = body(&state.array)
-        if let operation = state.recordLocked(consume operation) {
-          first = enqueue(consume operation, in: &state, claimed: &claimed)
-        }
+        if let operation = state.recordLocked(consume operation) { first = enqueue(consume operation, in: &state) }
         return result
       }
       guard let result = consume outcome else {
         waitForBatch()
         continue
       }
-      if let first = first.take() {
-        handOff(operation: consume first)
-      } else if claimed {
-        handOffRights.drain(self, missed: 0, budget: drainHandOffLimit)
-      }
+      if let first = first.take() { handOff(operation: consume first) }
       return result
     }
   }
@@ -100,50 +90,59 @@ extension ObservableArray {
   }
 
   /// Queues `work`, in the critical section (the caller holds the state lock) that decided it, or
-  /// returns it when the caller took the hand-off rights from idle: the caller is then the hand-off
-  /// thread and passes it to ``handOff(_:claimed:budget:)`` once out of the lock. `claimed` is set
-  /// when the caller took vacant rights: its work is queued behind the backlog, which it drains.
+  /// returns it when no thread hands off: the caller is then the hand-off thread and passes it to
+  /// ``handOff(_:budget:)`` once out of the lock.
   @inlinable
   func enqueue(
     _ work: __owned ObservableArrayWork<Element>,
-    in state: inout ObservableArrayState<Element>,
-    claimed: inout Bool
+    in state: inout ObservableArrayState<Element>
   ) -> ObservableArrayWork<Element>? {
-    // Counted under the state lock, where the outbox is pushed and swapped: the hand-off thread
-    // swaps it out only after reading the count, so the push below, in this critical section,
-    // precedes the swap that takes it.
-    let missed = handOffRights.countedLocked()
-    if missed == 1 { return work }  // from idle: nothing queued before it
-    claimed = missed == 0
+    if takeHandOffLocked() { return work }
     state.outbox.push(SentWork(work, sender: currentThreadID()))
     return nil
   }
 
-  /// `enqueue(_:in:claimed:)` for a mutation's operation: returns it when the caller took the
-  /// rights from idle (then it passes it to ``handOff(operation:budget:)``).
+  /// Counts one work item (the caller holds the state lock); returns whether the caller became the
+  /// hand-off thread (the count was 0).
+  @inlinable @inline(__always)
+  func takeHandOffLocked() -> Bool {
+    // Every increment is made under the state lock, and a count of 0 has no hand-off thread to
+    // subtract from it: when the count is 0, nothing else can change it until this critical section
+    // ends, so a plain store takes the role (no read-modify-write on the uncontended path).
+    // acquiring: acquires `delivered` as the last hand-off thread released it (its subtraction).
+    if handOffs.load(ordering: .acquiring) == 0 {
+      handOffs.store(1, ordering: .relaxed)
+      return true
+    }
+    // A hand-off thread runs, and may subtract at any moment (even to 0: then this call takes the
+    // role). acquiringAndReleasing: from 0, as above. Above 0 the push needs no ordering of its
+    // own: the hand-off thread pops under this lock, after it has read this count.
+    return handOffs.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0
+  }
+
+  /// `enqueue(_:in:)` for a mutation's operation: returns it when the caller became the hand-off
+  /// thread (then it passes it to ``handOff(operation:budget:)``).
   @inlinable @inline(__always)
   func enqueue(
     _ operation: __owned ObservableArrayOperation<Element>,
-    in state: inout ObservableArrayState<Element>,
-    claimed: inout Bool
+    in state: inout ObservableArrayState<Element>
   ) -> ObservableArrayOperation<Element>? {
-    let missed = handOffRights.countedLocked()
-    if missed == 1 { return consume operation }
-    claimed = missed == 0
+    if takeHandOffLocked() { return consume operation }
     state.outbox.push(SentWork(.operation(consume operation), sender: currentThreadID()))
     return nil
   }
 
-  /// The hand-off of a mutation's operation when the caller took the rights from idle: moves the
-  /// operation into its event without wrapping it, then gives the rights back, performing at most
-  /// `budget` items queued by other threads meanwhile (see `Core/DeliveryRights.swift`).
+  /// ``handOff(_:budget:)`` for a mutation's operation: the uncontended path of a mutation, which
+  /// moves the operation into its event without wrapping it.
   @inlinable
   func handOff(operation: __owned ObservableArrayOperation<Element>, budget: Int = drainHandOffLimit) {
     handOffAccess.enter()
     deliver(consume operation)
     handOffAccess.leave()  // before the count: another thread may take the role next
-    let missed = handOffRights.giveBack(1)
-    if missed != 0 { handOffRights.drain(self, missed: missed, budget: budget) }
+    // acquiringAndReleasing: releases `delivered` to the next thread that takes the role from 0.
+    if handOffs.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue != 0 {
+      handOffQueued(budget: budget)
+    }
   }
 
   /// Applies `operation` to `delivered` and hands its event to the delivery producer.
@@ -153,21 +152,49 @@ extension ObservableArray {
     delivery.next(owned: .event(ObservableArrayEvent(sequence: delivered, operation: consume operation)))
   }
 
-  /// After `enqueue(_:in:claimed:)`: performs `first` (the caller took the rights from idle) and
-  /// gives them back, or drains (it took vacant rights), or does nothing (queued behind the holder).
-  /// The work queued meanwhile is performed in order, building each event on `delivered`, at most
-  /// `budget` items of other threads, as ``EventProducer``'s drain does: then the rest is left to
-  /// the next holder or a worker. A mutating call performs at most `drainHandOffLimit` (1,024)
-  /// items of others; `observe` and `flush()` none.
+  /// Performs `first` (the caller became the hand-off thread), then the work queued meanwhile, in
+  /// order: builds each event on `delivered` and hands it to the delivery producer. Uncontended,
+  /// that is one subtraction after the delivery and no lock. The caller stays the hand-off thread
+  /// until the count is back to 0 or it has performed `budget` items queued by other threads:
+  /// then, if other threads keep mutating faster than the observers take the events, it hands the
+  /// rest of the loop to a worker (one dispatch, nobody waits for it) and returns, as
+  /// ``EventProducer``'s drain does. Its own work (mutations from inside the observers it runs)
+  /// does not count. A mutating call performs at most `drainHandOffLimit` (1,024) items of others;
+  /// `observe` none.
   @inlinable
-  func handOff(_ first: __owned ObservableArrayWork<Element>?, claimed: Bool, budget: Int) {
-    if let first {
-      perform(first)
-      let missed = handOffRights.giveBack(1)
-      if missed != 0 { handOffRights.drain(self, missed: missed, budget: budget) }
-    } else if claimed {
-      handOffRights.drain(self, missed: 0, budget: budget)
+  func handOff(_ first: __owned ObservableArrayWork<Element>, budget: Int = drainHandOffLimit) {
+    perform(first)
+    // acquiringAndReleasing: releases `delivered` to the next thread that takes the role from 0.
+    if handOffs.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue != 0 {
+      handOffQueued(budget: budget)
     }
+  }
+
+  /// The rest of ``handOff(_:budget:)``: pops and performs the queued work until the count is 0.
+  // Inlinable so that it specializes for the element type; never inlined, so that the uncontended
+  // path of a mutation stays short.
+  @inlinable @inline(never)
+  func handOffQueued(budget: Int) {
+    let thread = currentThreadID()
+    var budget = budget
+    repeat {
+      // The count is above 0, so an item is queued: it was pushed in the critical section that
+      // counted it, which this lock orders before the pop.
+      guard let item = state.withLock({ $0.outbox.pop() }) else {
+        preconditionFailure("ObservableArray: the hand-off count and the outbox disagree")
+      }
+      if item.sender != thread {
+        if budget == 0 {
+          // Still the hand-off thread (the count includes `item`): the worker continues in order.
+          // The dispatch orders this thread's writes to `delivered` before the worker's.
+          let rest = UncheckedSendable((self, item.work))
+          DispatchQueue.global().async { rest.value.0.handOff(rest.value.1, budget: .max) }
+          return
+        }
+        budget -= 1
+      }
+      perform(item.work)
+    } while handOffs.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue != 0
   }
 
   /// Performs one work item (the hand-off thread only), outside the lock: delivery runs observers,
@@ -189,29 +216,5 @@ extension ObservableArray {
     case .barrier(let waiter):
       delivery.submit(.resume(waiter))
     }
-  }
-}
-
-// The array as its hand-off rights' drainer: `handOffBatch` is the hand-off thread's queue, refilled
-// from `state.outbox` in one lock.
-extension ObservableArray: RightsDrainer {
-  @inlinable
-  func refillDraining() {
-    if handOffBatch.isEmpty { state.withLock { swap(&$0.outbox, &handOffBatch) } }
-  }
-
-  @inlinable
-  func nextSenderDraining() -> UInt? {
-    handOffBatch.firstSender()
-  }
-
-  @inlinable
-  func performNextDraining() {
-    perform(handOffBatch.pop().unsafelyUnwrapped.work)
-  }
-
-  @usableFromInline
-  func drainAsWorker() {
-    handOffRights.drainAsWorker(self)
   }
 }

@@ -8,7 +8,7 @@ extension ObservableArray where Element: Sendable {
   public func flush() async {
     // acquiring: as in `EventProducer.flush()`, for the two counts of the array's two steps (its
     // hand-off, then its delivery producer).
-    if handOffRights.isIdle, delivery.rights.isIdle { return }
+    if handOffs.load(ordering: .acquiring) == 0, delivery.wip.load(ordering: .acquiring) == 0 { return }
     let waiter = DeliveryWaiter()
     await withTaskCancellationHandler {
       // The barrier goes through the hand-off queue, in mutation order; the hand-off thread passes
@@ -16,10 +16,9 @@ extension ObservableArray where Element: Sendable {
       // the task after the events before it.
       try? await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
         guard waiter.suspend(continuation) else { return }
-        var claimed = false
-        let first = state.withLock { enqueue(.barrier(waiter), in: &$0, claimed: &claimed) }
+        let first = state.withLock { enqueue(.barrier(waiter), in: &$0) }
         // Budget 0: it performs its own barrier, nothing queued by others.
-        handOff(first, claimed: claimed, budget: 0)
+        if let first { handOff(first, budget: 0) }
       }
     } onCancel: {
       waiter.cancel()

@@ -61,9 +61,8 @@ extension Observable: @unchecked Sendable where Value: Sendable {}
 enum SubmitRole {
   /// It took the delivery rights: deliver the event at once.
   case deliverNow
-  /// It queued the event and took the rights (the holder had just left, or left them vacant):
-  /// drain the queue from `missed`.
-  case drain(missed: Int)
+  /// It queued the event and took the rights (the holder had just left): drain the queue.
+  case drain
   /// It queued the event behind the current holder, which will deliver it.
   case queued
 }
@@ -78,7 +77,7 @@ extension EventProducer {
   /// `next`, recording the event as the latest value in the same critical section that orders it,
   /// so that `latest` is always the last event in delivery order.
   ///
-  /// The queued path counts its work (`rights.counted`) inside the same critical section as the push: were
+  /// The queued path counts its work (`wip += 1`) inside the same critical section as the push: were
   /// it counted after unlocking (as plain `next` does), the drainer could leave in between and
   /// another thread's locked fast path could deliver its value while this one still waits in the
   /// queue, so delivery order would differ from the order `latest` was written.
@@ -87,16 +86,18 @@ extension EventProducer {
     let sender = currentThreadID()
     let role = pending.withLock { state -> SubmitRole in
       state.latest = event
-      if rights.takeIfIdle() { return .deliverNow }
+      if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged { return .deliverNow }
       state.queue.push(SentWork(.event(event), sender: sender))
-      return rights.counted(1).map { .drain(missed: $0) } ?? .queued
+      return wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 ? .drain : .queued
     }
     switch role {
     case .deliverNow:
+      tookRights()
       perform(.event(event))
       finishDraining(accounted: 1)
-    case .drain(let missed):
-      rights.drain(self, missed: missed, budget: drainHandOffLimit)
+    case .drain:
+      tookRights()
+      drainQueued(missed: 1, budget: drainHandOffLimit)
     case .queued:
       break
     }
