@@ -128,7 +128,7 @@ extension ObservableArray {
     deliver(consume operation)
     handOffAccess.leave()  // before the count: another thread may take the role next
     let missed = handOffRights.giveBack(1)
-    if missed != 0 { handOffRights.drain(self, missed: missed, budget: budget) }
+    if missed != 0 { drainQueued(missed: missed, budget: budget) }
   }
 
   /// Applies `operation` to `delivered` and hands its event to the delivery producer.
@@ -148,7 +148,7 @@ extension ObservableArray {
     guard let first else { return }
     perform(first)
     let missed = handOffRights.giveBack(1)
-    if missed != 0 { handOffRights.drain(self, missed: missed, budget: budget) }
+    if missed != 0 { drainQueued(missed: missed, budget: budget) }
   }
 
   /// Performs one work item (the hand-off thread only), outside the lock: delivery runs observers,
@@ -191,9 +191,14 @@ extension ObservableArray: RightsDrainer {
     perform(handOffBatch.pop().unsafelyUnwrapped.work)
   }
 
+  @inlinable @inline(never)
+  func drainQueued(missed: Int, budget: Int) {
+    handOffRights.drain(self, missed: missed, budget: budget)
+  }
+
   @usableFromInline
   func drainAsWorker(missed: Int) {
     handOffRights.took()
-    handOffRights.drain(self, missed: missed, budget: .max)
+    drainQueued(missed: missed, budget: .max)
   }
 }

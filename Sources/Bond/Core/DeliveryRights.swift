@@ -69,8 +69,13 @@ protocol RightsDrainer: AnyObject {
   func nextSenderDraining() -> UInt?
   /// Pops the next item of the batch and performs it (the holder only).
   func performNextDraining()
+  /// The owner's drain: `rights.drain(self, missed: missed, budget: budget)`, in a function of the
+  /// owner's own (`@inlinable @inline(never)`), so that the owner's fast paths call it on `self` and
+  /// never hold the address of its rights as a value of their own (which costs a register, and a
+  /// spill, in a user's sending loop).
+  func drainQueued(missed: Int, budget: Int)
   /// Goes on draining as the worker the holder handed the rights to (``DeliveryRights/handOff(_:missed:)``):
-  /// `rights.took()`, then `rights.drain(self, missed: missed, budget: .max)`.
+  /// `rights.took()`, then `drainQueued(missed: missed, budget: .max)`.
   func drainAsWorker(missed: Int)
 }
 
@@ -154,8 +159,9 @@ struct DeliveryRights: ~Copyable {
   /// the count is back to 0. Its own work (what this thread queued: reentrant sends) it performs
   /// without limit; before the `budget + 1`-th item queued by another thread it hands the rights,
   /// the rest of the batch and the count to a worker (see "Bounded work for others").
-  // Inlinable so that the owner's work specializes; never inlined, so that the fast paths stay short.
-  @inlinable @inline(never)
+  // Inlinable so that the owner's work specializes; inlined into the owner's `drainQueued`, which is
+  // never inlined, so that the fast paths stay short.
+  @inlinable @inline(__always)
   func drain<Drainer: RightsDrainer>(_ drainer: Drainer, missed: Int, budget: Int) {
     var missed = missed
     var budget = budget

@@ -55,7 +55,7 @@ extension EventProducer where Event: Sendable {
         // Pushed before they are counted, as every submission (see `DeliveryRights.swift`).
         if rights.counted(total) {
           // The holder left meanwhile: this task drains, and resumes itself on the way.
-          rights.drain(self, missed: total, budget: drainHandOffLimit)
+          drainQueued(missed: total, budget: drainHandOffLimit)
         }
       }
     } onCancel: {

@@ -95,7 +95,7 @@ extension EventProducer: RightsDrainer {
     pending.withLock { $0.queue.push(SentWork(work, sender: sender)) }
     if rights.counted(1) {
       if case .purge = work { purgeDraining() }  // the queued `.purge` then finds nothing to do
-      rights.drain(self, missed: 1, budget: budget)
+      drainQueued(missed: 1, budget: budget)
     }
   }
 
@@ -116,7 +116,7 @@ extension EventProducer: RightsDrainer {
   @inlinable @inline(__always)
   func finishDraining(accounted: Int, budget: Int = drainHandOffLimit) {
     let missed = rights.giveBack(accounted)
-    if missed != 0 { rights.drain(self, missed: missed, budget: budget) }
+    if missed != 0 { drainQueued(missed: missed, budget: budget) }
   }
 
   // The producer as the rights' drainer: `batch` is the drainer-owned queue, refilled from
@@ -139,10 +139,15 @@ extension EventProducer: RightsDrainer {
     if purgeRequested.load(ordering: .relaxed) { purgeDraining() }
   }
 
+  @inlinable @inline(never)
+  func drainQueued(missed: Int, budget: Int) {
+    rights.drain(self, missed: missed, budget: budget)
+  }
+
   @usableFromInline
   func drainAsWorker(missed: Int) {
     rights.took()
-    rights.drain(self, missed: missed, budget: .max)
+    drainQueued(missed: missed, budget: .max)
   }
 
   /// Delivers `event` to every registered observer that is not disposed, and records it for replay.

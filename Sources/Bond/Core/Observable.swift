@@ -95,7 +95,7 @@ extension EventProducer {
       perform(.event(event))
       finishDraining(accounted: 1)
     case .drain:
-      rights.drain(self, missed: 1, budget: drainHandOffLimit)
+      drainQueued(missed: 1, budget: drainHandOffLimit)
     case .queued:
       break
     }
