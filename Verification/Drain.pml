@@ -1,30 +1,33 @@
 /*
- * Drain.pml: a Promela model of Bond's delivery rights (`wip`), the pending queue, the drainer's
- * loop with its bounded budget and hand-off to a worker (issue 17), and disposal (issue 9), checked
- * with spin by Verification/check-model (see Verification/README.md).
+ * Drain.pml: a Promela model of Bond's one serializer, `DeliveryRights` (its count `wip` here),
+ * the pending queue, the drainer's loop with its bounded budget and hand-off to a worker, and
+ * disposal, checked with spin by Verification/check-model (see Verification/README.md).
+ * Every owner of the rights runs this protocol: `EventProducer` (and through it `Observable`, the
+ * inbox's direct path, `send(contentsOf:)`, `flush()`) and `ObservableArray`'s hand-off; the model
+ * is a producer's.
  *
- * SOURCE MAP (Sources/Bond/Core/; issue 17's functions: see EventProducer+Drain.swift for lines):
+ * SOURCE MAP (Sources/Bond/Core/):
  *   model step                         Swift (file:function)
  *   next(p, e)                         EventProducer.swift:next
- *     CAS_WIP fast path                  wip.compareExchange(0, 1); deliverDraining; finishDraining(accounted: 1, budget: limit)
- *     else submitContended(W_EVENT)      push; wip.wrappingAdd(1).oldValue == 0 -> drainQueued(missed: 1, budget: limit)
+ *     CAS_WIP fast path                  rights.takeIfIdle() (compareExchange 0 -> 1); deliverDraining; finishDraining(accounted: 1, budget: limit)
+ *     else submitContended(W_EVENT)      push; rights.counted(1) (wrappingAdd(1).oldValue == 0) -> rights.drain(missed: 1, budget: limit)
  *   (finish() is next's shape with the end: not modelled separately, see README)
  *   observe(p, o)                      EventProducer+Drain.swift:register
- *     CAS_WIP fast path                  compareExchange; registerDraining(box); finishDraining(accounted: 1, budget: 0)
- *     else submitContended(W_REGISTER)   push; add; old 0 -> drainQueued(missed: 1, budget: 0)
+ *     CAS_WIP fast path                  takeIfIdle; registerDraining(box); finishDraining(accounted: 1, budget: 0)
+ *     else submitContended(W_REGISTER)   push; counted(1) -> drain(missed: 1, budget: 0)
  *   submitContended(p, kind, arg)      EventProducer+Drain.swift:submitContended
  *     push under the lock                pending.withLock { push }
- *     old = wip++ ; old == 0 -> drain    wip.wrappingAdd(1).oldValue == 0; (.purge: purgeDraining()); drainQueued(missed: 1, budget:)
+ *     old = wip++ ; old == 0 -> drain    rights.counted(1); (.purge: purgeDraining()); rights.drain(missed: 1, budget:)
  *   finishDraining(p)                  EventProducer+Drain.swift:finishDraining(accounted:budget:)
- *     m = wip -= accounted               wrappingSubtract(accounted).newValue; 0 -> return; drainQueued(missed: m, budget:)
- *   drainQueued(p)                     EventProducer+Drain.swift:drainQueued(missed:budget:)
- *     swap if the batch is empty         if batch.isEmpty { pending.withLock { swap(&$0.queue, &batch) } }
- *     budget 0 -> handOff                while !batch.isEmpty { if budget == 0 { handOff(missed:); return }; budget -= 1; perform(batch.pop()) }
- *     purgeRequested -> purgeDraining    if purgeRequested.load() { purgeDraining() } after each item
- *     m = wip -= m                       missed = wip.wrappingSubtract(missed).newValue; 0 -> return; else loop
- *   handOff(p)                         EventProducer+Drain.swift:handOff(missed:)
- *     hand[p] ! m, Worker(p)             one dispatch to a global queue running drainQueued(missed:, budget: .max);
- *                                        the rights (wip > 0) and the batch's leftovers pass to the worker
+ *     m = wip -= accounted               rights.giveBack(accounted); 0 -> return; rights.drain(missed: m, budget:)
+ *   drainQueued(p)                     DeliveryRights.swift:drain(_:missed:budget:)
+ *     swap if the batch is empty         drainer.refillDraining(): if batch.isEmpty { pending.withLock { swap(&$0.queue, &batch) } }
+ *     budget 0 -> handOff                while let sender = nextSenderDraining() { if budget == 0 { handOff; return }; budget -= 1; performNextDraining() }
+ *     purgeRequested -> purgeDraining    performNextDraining: if purgeRequested.load() { purgeDraining() } after each item
+ *     m = wip -= m                       missed = giveBack(missed); 0 -> return; else loop
+ *   handOff(p)                         DeliveryRights.swift:handOff(_:missed:)
+ *     hand[p] ! m, Worker(p)             one dispatch to a global queue running drainAsWorker(missed:): drain(missed:, budget: .max);
+ *                                        the rights (count > 0) and the batch's leftovers pass to the worker
  *   deliverDraining(p, e), DELIVER     EventProducer+Drain.swift:deliverDraining
  *     replay append                      replay.append; flag load then call: if !disposed.load() { handler(event) }
  *   registerDraining(p, o)             EventProducer+Drain.swift:registerDraining
@@ -35,9 +38,9 @@
  *                                      EventProducer+Drain.swift:observationDisposed
  *     CAS_WIP -> purge, finish           compareExchange; purgeDraining; finishDraining(accounted: 1, budget: 0)
  *     else request + queue               purgeRequested.store(true); submitContended(.purge) (budget 0)
- *   NO_HANDOFF (main at 213df13, before issue 17): finishDraining(accounted:) and
+ *   NO_HANDOFF (main at 213df13, before the bounded work): finishDraining(accounted:) and
  *     performPendingDraining drain until wip is 0, whoever the caller: every budget is infinite.
- *   OLD_DISPOSE (main at 820a1cc, before issue 9; implies NO_HANDOFF), EventProducer+Drain.swift:
+ *   OLD_DISPOSE (main at 820a1cc, before disposal stopped waiting; implies NO_HANDOFF), EventProducer+Drain.swift:
  *     drainer[p] = tid / = 0             45, 59, 74 drainer.store(currentThreadID()); 71 drainer.store(0)
  *     ticket, purgesDone                 168 purgesRequested.add(1); 158-160 purgesDone.store(ticket)
  *     inside = (drainer == tid)          174; 175 submitContended(.purge(ticket))
@@ -70,8 +73,8 @@
  *   -DLIMIT=n      the drain's budget for next (Swift: 1,024; here 2 by default)
  *   -DBOUND        assert the bounded-work property: each call performs at most LIMIT (next) or 0
  *                  (observe, dispose) queued work items, in at most LIMIT + 2 drain laps
- *   -DNO_HANDOFF   the drain before issue 17: every budget infinite, no hand-off
- *   -DOLD_DISPOSE  the dispose before issue 9: after queueing the purge, a thread that is not this
+ *   -DNO_HANDOFF   the drain before the bounded work: every budget infinite, no hand-off
+ *   -DOLD_DISPOSE  the dispose before it stopped waiting: after queueing the purge, a thread that is not this
  *                  producer's drainer spins (sched_yield) until the purge was executed.
  */
 
@@ -153,7 +156,7 @@
 #define SCRIPT_INIT S(1, 0, OP_NEXT, 1); S(1, 1, OP_NEXT, 2); S(2, 0, OP_OBSERVE, 3); S(2, 1, OP_DISPOSE, 3); S(2, 2, OP_DISPOSE, 2)
 
 #elif SCENARIO == 3
-/* Cross-dispose, the shape that deadlocked before issue 9: producers P (0) and Q (1). o0 observes
+/* Cross-dispose, the shape that deadlocked before disposal stopped waiting: producers P (0) and Q (1). o0 observes
  * P and disposes o3 (an observation of Q); o2 observes Q and disposes o1 (an observation of P).
  * T1 sends e1 into P while T2 sends e2 into Q. */
 #define NPROD 2
@@ -225,7 +228,7 @@
 #define SCRIPT_INIT S(1, 0, OP_NEXT, 1); S(2, 0, OP_NEXT, 2); S(3, 0, OP_DISPOSE, 1)
 
 #elif SCENARIO == 7
-/* Flood (issue 17): the Flood process sends into P for ever (o0 receives it). T1 observes o1,
+/* Flood (the bounded work): the Flood process sends into P for ever (o0 receives it). T1 observes o1,
  * sends e1, disposes o1: each call must return after a bounded amount of work, whatever the
  * flood does; e1 reaches o1, and o1's closure is released. */
 #define FLOOD 1
@@ -722,7 +725,7 @@ end_idle:
 }
 
 #ifdef FLOOD
-/* A thread that sends into FLOODP for ever (issue 17's overload). */
+/* A thread that sends into FLOODP for ever (the overload the bounded work is for). */
 proctype Flood(byte tid) {
   CALL_LOCALS;
   do

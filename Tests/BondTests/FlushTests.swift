@@ -66,13 +66,13 @@ import Testing
     await Task.detached { entered.wait() }.value
     producer.next(1)  // queued behind the blocked delivery
     let cancelled = Task { await producer.flush() }
-    // The flush's `.resume` is queued behind event 1: wip = 1 (the holder) + 1 + 1.
-    while producer.wip.load(ordering: .acquiring) < 3 { await Task.yield() }
+    // The flush's `.resume` is queued behind event 1: the count = 1 (the holder) + 1 + 1.
+    while producer.rights.queuedCount < 3 { await Task.yield() }
     cancelled.cancel()
     await cancelled.value
     #expect(log.count == 0, "the cancelled flush returned while the holder was still blocked")
     let waiting = Task { await producer.flush() }
-    while producer.wip.load(ordering: .acquiring) < 4 { await Task.yield() }
+    while producer.rights.queuedCount < 4 { await Task.yield() }
     release.signal()
     await waiting.value
     #expect(log.items == [0, 1], "the flush returned after the events sent before it")

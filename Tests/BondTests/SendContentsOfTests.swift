@@ -116,8 +116,8 @@ import Testing
         }
       )
     }
-    // The task has queued element 1 and its resume behind the blocked holder: wip = 1 + 2.
-    while producer.wip.load(ordering: .acquiring) < 3 { try? await Task.sleep(for: .milliseconds(1)) }
+    // The task has queued element 1 and its resume behind the blocked holder: the count = 1 + 2.
+    while producer.rights.queuedCount < 3 { try? await Task.sleep(for: .milliseconds(1)) }
     task.cancel()
     let returnedWhileBlocked = await withTaskGroup(of: Bool.self) { group in
       group.addTask {

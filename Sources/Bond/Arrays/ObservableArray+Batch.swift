@@ -29,7 +29,7 @@ extension ObservableArray {
       return (true, enqueue(.operation(operation), in: &state))
     }
     if ended { batchGate.signal() }
-    if let first { handOff(first, budget: handOffBudget) }
+    handOff(first, budget: handOffBudget)
   }
 }
 
@@ -85,7 +85,7 @@ extension ObservableArray where Element: Equatable {
     }
     guard let (replaced, first) = outcome else { return false }
     _ = replaced  // released outside the lock
-    if let first { handOff(first, budget: drainHandOffLimit) }
+    handOff(first, budget: drainHandOffLimit)
     return true
   }
 }

@@ -16,7 +16,7 @@ extension ObservableArray {
     let disposable = delivery.observe(with: EventObserver({ relay.receive($0) }, finished: observer.finished))
     let first = state.withLock { enqueue(.replay(token: token), in: &$0) }
     // Budget 0: `observe` hands off its own replay marker, nothing queued by others.
-    if let first { handOff(first, budget: 0) }
+    handOff(first, budget: 0)
     return disposable
   }
 
@@ -31,7 +31,7 @@ extension ObservableArray {
     let (snapshot, first) = state.withLock { state -> ([Element], ObservableArrayWork<Element>?) in
       (state.publishedArrayLocked, enqueue(.start(token: token), in: &state))
     }
-    if let first { handOff(first, budget: 0) }
+    handOff(first, budget: 0)
     return (snapshot, disposable)
   }
 
@@ -56,7 +56,9 @@ extension ObservableArray {
       let outcome = state.withLock { state -> Result? in
         if state.batch != nil, state.isBlockedLocked(thread: currentThreadID()) { return nil }
         let (result, operation) = body(&state.array)
-        if let operation = state.recordLocked(consume operation) { first = enqueue(consume operation, in: &state) }
+        if let operation = state.recordLocked(consume operation) {
+          first = enqueue(consume operation, in: &state)
+        }
         return result
       }
       guard let result = consume outcome else {
@@ -90,59 +92,43 @@ extension ObservableArray {
   }
 
   /// Queues `work`, in the critical section (the caller holds the state lock) that decided it, or
-  /// returns it when no thread hands off: the caller is then the hand-off thread and passes it to
-  /// ``handOff(_:budget:)`` once out of the lock.
+  /// returns it when the caller took the hand-off rights from idle: the caller is then the hand-off
+  /// thread and passes it to ``handOff(_:budget:)`` once out of the lock.
   @inlinable
   func enqueue(
     _ work: __owned ObservableArrayWork<Element>,
     in state: inout ObservableArrayState<Element>
   ) -> ObservableArrayWork<Element>? {
-    if takeHandOffLocked() { return work }
+    // Counted under the state lock, where the outbox is pushed and swapped: the hand-off thread
+    // swaps it out only after reading the count, so the push below, in this critical section,
+    // precedes the swap that takes it.
+    if handOffRights.takeOrCountLocked() { return work }  // from idle: nothing queued before it
     state.outbox.push(SentWork(work, sender: currentThreadID()))
     return nil
   }
 
-  /// Counts one work item (the caller holds the state lock); returns whether the caller became the
-  /// hand-off thread (the count was 0).
-  @inlinable @inline(__always)
-  func takeHandOffLocked() -> Bool {
-    // Every increment is made under the state lock, and a count of 0 has no hand-off thread to
-    // subtract from it: when the count is 0, nothing else can change it until this critical section
-    // ends, so a plain store takes the role (no read-modify-write on the uncontended path).
-    // acquiring: acquires `delivered` as the last hand-off thread released it (its subtraction).
-    if handOffs.load(ordering: .acquiring) == 0 {
-      handOffs.store(1, ordering: .relaxed)
-      return true
-    }
-    // A hand-off thread runs, and may subtract at any moment (even to 0: then this call takes the
-    // role). acquiringAndReleasing: from 0, as above. Above 0 the push needs no ordering of its
-    // own: the hand-off thread pops under this lock, after it has read this count.
-    return handOffs.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0
-  }
-
-  /// `enqueue(_:in:)` for a mutation's operation: returns it when the caller became the hand-off
-  /// thread (then it passes it to ``handOff(operation:budget:)``).
+  /// `enqueue(_:in:)` for a mutation's operation: returns it when the caller took the rights from
+  /// idle (then it passes it to ``handOff(operation:budget:)``).
   @inlinable @inline(__always)
   func enqueue(
     _ operation: __owned ObservableArrayOperation<Element>,
     in state: inout ObservableArrayState<Element>
   ) -> ObservableArrayOperation<Element>? {
-    if takeHandOffLocked() { return consume operation }
+    if handOffRights.takeOrCountLocked() { return consume operation }
     state.outbox.push(SentWork(.operation(consume operation), sender: currentThreadID()))
     return nil
   }
 
-  /// ``handOff(_:budget:)`` for a mutation's operation: the uncontended path of a mutation, which
-  /// moves the operation into its event without wrapping it.
+  /// The hand-off of a mutation's operation when the caller took the rights from idle: moves the
+  /// operation into its event without wrapping it, then gives the rights back, performing at most
+  /// `budget` items queued by other threads meanwhile (see `Core/DeliveryRights.swift`).
   @inlinable
   func handOff(operation: __owned ObservableArrayOperation<Element>, budget: Int = drainHandOffLimit) {
     handOffAccess.enter()
     deliver(consume operation)
     handOffAccess.leave()  // before the count: another thread may take the role next
-    // acquiringAndReleasing: releases `delivered` to the next thread that takes the role from 0.
-    if handOffs.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue != 0 {
-      handOffQueued(budget: budget)
-    }
+    let missed = handOffRights.giveBack(1)
+    if missed != 0 { drainQueued(missed: missed, budget: budget) }
   }
 
   /// Applies `operation` to `delivered` and hands its event to the delivery producer.
@@ -152,49 +138,17 @@ extension ObservableArray {
     delivery.next(owned: .event(ObservableArrayEvent(sequence: delivered, operation: consume operation)))
   }
 
-  /// Performs `first` (the caller became the hand-off thread), then the work queued meanwhile, in
-  /// order: builds each event on `delivered` and hands it to the delivery producer. Uncontended,
-  /// that is one subtraction after the delivery and no lock. The caller stays the hand-off thread
-  /// until the count is back to 0 or it has performed `budget` items queued by other threads:
-  /// then, if other threads keep mutating faster than the observers take the events, it hands the
-  /// rest of the loop to a worker (one dispatch, nobody waits for it) and returns, as
-  /// ``EventProducer``'s drain does. Its own work (mutations from inside the observers it runs)
-  /// does not count. A mutating call performs at most `drainHandOffLimit` (1,024) items of others;
-  /// `observe` none.
+  /// After ``enqueue(_:in:)``: performs `first` when the caller took the rights from idle and gives
+  /// them back; does nothing when `first` is `nil` (queued behind the holder). The work queued
+  /// meanwhile is performed in order, building each event on `delivered`, at most `budget` items of
+  /// other threads, as ``EventProducer``'s drain does: then the rest goes to a worker. A mutating
+  /// call performs at most `drainHandOffLimit` (1,024) items of others; `observe` and `flush()` none.
   @inlinable
-  func handOff(_ first: __owned ObservableArrayWork<Element>, budget: Int = drainHandOffLimit) {
+  func handOff(_ first: __owned ObservableArrayWork<Element>?, budget: Int) {
+    guard let first else { return }
     perform(first)
-    // acquiringAndReleasing: releases `delivered` to the next thread that takes the role from 0.
-    if handOffs.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue != 0 {
-      handOffQueued(budget: budget)
-    }
-  }
-
-  /// The rest of ``handOff(_:budget:)``: pops and performs the queued work until the count is 0.
-  // Inlinable so that it specializes for the element type; never inlined, so that the uncontended
-  // path of a mutation stays short.
-  @inlinable @inline(never)
-  func handOffQueued(budget: Int) {
-    let thread = currentThreadID()
-    var budget = budget
-    repeat {
-      // The count is above 0, so an item is queued: it was pushed in the critical section that
-      // counted it, which this lock orders before the pop.
-      guard let item = state.withLock({ $0.outbox.pop() }) else {
-        preconditionFailure("ObservableArray: the hand-off count and the outbox disagree")
-      }
-      if item.sender != thread {
-        if budget == 0 {
-          // Still the hand-off thread (the count includes `item`): the worker continues in order.
-          // The dispatch orders this thread's writes to `delivered` before the worker's.
-          let rest = UncheckedSendable((self, item.work))
-          DispatchQueue.global().async { rest.value.0.handOff(rest.value.1, budget: .max) }
-          return
-        }
-        budget -= 1
-      }
-      perform(item.work)
-    } while handOffs.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue != 0
+    let missed = handOffRights.giveBack(1)
+    if missed != 0 { drainQueued(missed: missed, budget: budget) }
   }
 
   /// Performs one work item (the hand-off thread only), outside the lock: delivery runs observers,
@@ -216,5 +170,35 @@ extension ObservableArray {
     case .barrier(let waiter):
       delivery.submit(.resume(waiter))
     }
+  }
+}
+
+// The array as its hand-off rights' drainer: `handOffBatch` is the hand-off thread's queue, refilled
+// from `state.outbox` in one lock.
+extension ObservableArray: RightsDrainer {
+  @inlinable
+  func refillDraining() {
+    if handOffBatch.isEmpty { state.withLock { swap(&$0.outbox, &handOffBatch) } }
+  }
+
+  @inlinable
+  func nextSenderDraining() -> UInt? {
+    handOffBatch.firstSender()
+  }
+
+  @inlinable
+  func performNextDraining() {
+    perform(handOffBatch.pop().unsafelyUnwrapped.work)
+  }
+
+  @inlinable @inline(never)
+  func drainQueued(missed: Int, budget: Int) {
+    handOffRights.drain(self, missed: missed, budget: budget)
+  }
+
+  @usableFromInline
+  func drainAsWorker(missed: Int) {
+    handOffRights.took()
+    drainQueued(missed: missed, budget: .max)
   }
 }

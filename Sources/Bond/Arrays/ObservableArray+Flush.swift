@@ -8,7 +8,7 @@ extension ObservableArray where Element: Sendable {
   public func flush() async {
     // acquiring: as in `EventProducer.flush()`, for the two counts of the array's two steps (its
     // hand-off, then its delivery producer).
-    if handOffs.load(ordering: .acquiring) == 0, delivery.wip.load(ordering: .acquiring) == 0 { return }
+    if handOffRights.isIdle, delivery.rights.isIdle { return }
     let waiter = DeliveryWaiter()
     await withTaskCancellationHandler {
       // The barrier goes through the hand-off queue, in mutation order; the hand-off thread passes
@@ -18,7 +18,7 @@ extension ObservableArray where Element: Sendable {
         guard waiter.suspend(continuation) else { return }
         let first = state.withLock { enqueue(.barrier(waiter), in: &$0) }
         // Budget 0: it performs its own barrier, nothing queued by others.
-        if let first { handOff(first, budget: 0) }
+        handOff(first, budget: 0)
       }
     } onCancel: {
       waiter.cancel()

@@ -42,12 +42,15 @@ public final class ObservableArray<Element>: EventProducerType {
   @usableFromInline let batchGate = DispatchSemaphore(value: 1)
   /// Identifies observations, so each picks its own replay out of the delivery stream.
   @usableFromInline let tokens = Atomic<Int>(0)
-  /// Work queued (in `state.outbox`) or being performed, not yet accounted for by the hand-off
-  /// thread. 0: nobody hands off. Whoever moves it from 0 (under the state lock, in the critical
-  /// section that records its mutation) is the hand-off thread until it brings it back to 0.
-  @usableFromInline let handOffs = Atomic<Int>(0)
+  /// Who hands events off: the engine's one serializer (`Core/DeliveryRights.swift`), counting work
+  /// queued in `state.outbox` or being performed. Whoever takes them (under the state lock, in the
+  /// critical section that records its mutation) is the hand-off thread until the count is back to 0
+  /// or it hands the rest to a worker.
+  @usableFromInline let handOffRights = DeliveryRights()
+  /// The hand-off thread's batch, swapped out of `state.outbox` in one lock.
+  @exclusivity(unchecked) @usableFromInline var handOffBatch = WorkQueue<SentWork<ObservableArrayWork<Element>>>()
   /// The array as of the last operation handed to `delivery`: the events' `sequence`. Owned by the
-  /// hand-off thread, which `handOffs` hands from one thread to the next.
+  /// hand-off thread, which `handOffRights` hands from one thread to the next.
   @exclusivity(unchecked) @usableFromInline var delivered: [Element]
   /// Debug builds: stops if two threads run the hand-off loop at once (``delivered``'s rule).
   @usableFromInline let handOffAccess = SerialAccessCheck()

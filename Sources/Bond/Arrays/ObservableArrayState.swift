@@ -10,7 +10,7 @@ struct ObservableArrayState<Element> {
   /// The batch in progress, if any.
   @usableFromInline var batch: Batch?
   /// Work queued while another thread (or an outer frame of this one) hands off: as many items as
-  /// the array's `handOffs` count minus the one the hand-off thread performs.
+  /// the array's `handOffRights` count minus what the hand-off thread has taken out.
   @usableFromInline var outbox = WorkQueue<SentWork<ObservableArrayWork<Element>>>()
   /// Counts mutations, so that a caller that computed outside the lock can tell nothing changed.
   @usableFromInline var version = 0

@@ -7,10 +7,10 @@ import Synchronization
 // through `next`: the event wrapped as the sink's input (and, for the tuple operators, its value
 // through a queue), the drainer's loop over the observers, the observer's closure, the sink's
 // `switch` on the input. When the inbox is idle, none of that is needed: the upstream's thread can
-// take the delivery rights exactly as `next` takes them (the same compare-exchange 0 → 1), call the
-// sink itself, and give them back exactly as `next` gives them back (`finishDraining`: the
-// subtraction, then what others queued meanwhile, at most `drainHandOffLimit` items, the rest
-// handed to a worker). So the protocol of `EventProducer+Drain.swift` is unchanged: one holder of
+// take the delivery rights exactly as `next` takes them (`withRightsIfIdle`: the same
+// compare-exchange 0 → 1), call the sink itself, and give them back exactly as `next` gives them
+// back (the subtraction, then what others queued meanwhile, at most `drainHandOffLimit` items, the
+// rest handed to a worker). So the protocol of `EventProducer+Drain.swift` is unchanged: one holder of
 // the rights at a time, and the direct call is one more kind of work the holder performs in place
 // of a `.event` delivery to the single observer, with the same check first (the observation not
 // disposed). When the inbox is not idle (another upstream's event is being delivered, or this is a
@@ -20,7 +20,7 @@ import Synchronization
 // (no retain per event), and it is alive while the inbox's observer box is registered, which is the
 // case while this thread holds the rights and has seen the observation not disposed: only a holder
 // of the rights purges a disposed box (and the inbox is never finished, and its upstreams' closures
-// hold it, so it is not deallocated meanwhile). Order: the rights are taken only at `wip` == 0, when
+// hold it, so it is not deallocated meanwhile). Order: the rights are taken only when idle, when
 // everything queued before has been performed, so a direct call never overtakes an earlier input.
 // Verification/Drain.pml models `next`; the direct path is its `next` with the delivery replaced by
 // another action of the holder, so the model's claims (one holder, no loss, one order, bounded work
@@ -38,18 +38,13 @@ extension EventProducer {
   ///   - deliver: the call of the sink, in place of a delivery to the single observer.
   @inlinable @inline(__always)
   func deliverToSoleObserverIfIdle(_ serialAccess: SerialAccessCheck, _ deliver: () -> Void) -> Bool {
-    // acquiringAndReleasing: as `performIfIdle`, acquires the sink's state the last holder released.
-    guard wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else {
-      return false
+    withRightsIfIdle {
+      if hasSoleLiveObserverDraining {
+        serialAccess.enter()
+        deliver()
+        serialAccess.leave()
+      }
     }
-    tookRights()
-    if hasSoleLiveObserverDraining {
-      serialAccess.enter()
-      deliver()
-      serialAccess.leave()
-    }
-    finishDraining(accounted: 1)
-    return true
   }
 
   /// Whether exactly one observer is registered and its observation is not disposed (the holder of

@@ -29,9 +29,9 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// How many of the latest events a new observer receives at registration.
   public let replayLength: Int
 
-  /// Work submitted and not yet accounted for by the drainer ("work in progress"). 0: idle.
-  /// Whoever moves it from 0 holds the delivery rights until it brings it back to 0.
-  @usableFromInline let wip = Atomic<Int>(0)
+  /// Who delivers: the one serializer (`DeliveryRights.swift`). Whoever takes them performs the
+  /// work queued in `pending` until the count is back to 0, or hands the rest to a worker.
+  @usableFromInline let rights = DeliveryRights()
   /// The storage of ``pending``, made when first needed (the first contended or reentrant send,
   /// a managed lifetime, a binding): a producer that is only ever sent to from one thread at a time
   /// costs no lock allocation.
@@ -44,16 +44,12 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   @usableFromInline let purgeRequested = Atomic<Bool>(false)
   /// Set by the first `finish()` (``isFinished``); the end itself travels as `Work.finish`.
   @usableFromInline let finishRequested = Atomic<Bool>(false)
-  #if DEBUG
-  /// The thread that holds the delivery rights, 0 when none (debug builds: see `checkRights()`).
-  @usableFromInline let rightsHolder = Atomic<UInt>(0)
-  #endif
   /// Flow control: this producer's pressure (the `.backpressure` stages its observations reach),
   /// created when first needed, so that a producer nobody puts under pressure costs nothing.
   @usableFromInline let flowGate = FlowGateSlot()
 
-  // Drainer-owned state: touched only by the thread holding the delivery rights (`wip` > 0),
-  // which the acquire/release operations on `wip` hand from one drainer to the next.
+  // Drainer-owned state: touched only by the thread holding the delivery rights, which the
+  // acquire/release operations on `rights` hand from one drainer to the next.
   /// The observers in registration order: the first in `firstObserver` (no buffer to allocate for
   /// a producer with one observer), the others in `otherObservers` (`observersCapacity` slots).
   @exclusivity(unchecked) @usableFromInline var firstObserver: Unmanaged<ObserverBox<Event>>?
@@ -222,14 +218,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// work item that `next` makes (a retain and a release per reference the event holds).
   @inlinable @inline(__always)
   func next(owned event: __owned Event) {
-    // acquiringAndReleasing: as in `performIfIdle`, which this is for an event.
-    guard wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else {
-      submitContended(.event(consume event))
-      return
-    }
-    tookRights()
-    deliverDraining(event)
-    finishDraining(accounted: 1)
+    if !withRightsIfIdle({ deliverDraining(event) }) { submitContended(.event(consume event)) }
   }
 
   /// Ends the stream: every observer registered before it receives every event sent before it,

@@ -77,8 +77,8 @@ extension EventProducer {
   /// `next`, recording the event as the latest value in the same critical section that orders it,
   /// so that `latest` is always the last event in delivery order.
   ///
-  /// The queued path counts its work (`wip += 1`) inside the same critical section as the push: were
-  /// it counted after unlocking (as plain `next` does), the drainer could leave in between and
+  /// The queued path counts its work (`rights.counted`) inside the same critical section as the
+  /// push: were it counted after unlocking (as plain `next` does), the drainer could leave in between and
   /// another thread's locked fast path could deliver its value while this one still waits in the
   /// queue, so delivery order would differ from the order `latest` was written.
   @inlinable
@@ -86,17 +86,15 @@ extension EventProducer {
     let sender = currentThreadID()
     let role = pending.withLock { state -> SubmitRole in
       state.latest = event
-      if wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged { return .deliverNow }
+      if rights.takeIfIdle() { return .deliverNow }
       state.queue.push(SentWork(.event(event), sender: sender))
-      return wip.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 ? .drain : .queued
+      return rights.counted(1) ? .drain : .queued
     }
     switch role {
     case .deliverNow:
-      tookRights()
       perform(.event(event))
       finishDraining(accounted: 1)
     case .drain:
-      tookRights()
       drainQueued(missed: 1, budget: drainHandOffLimit)
     case .queued:
       break

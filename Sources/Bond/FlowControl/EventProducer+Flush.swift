@@ -2,7 +2,7 @@
 // thread sent before the call has been delivered, the events a worker took over from a sender
 // that returned included (the hand-off: see `EventProducer+Drain.swift`).
 //
-// When the producer is idle (`wip` is 0) everything sent before has been delivered: it returns at
+// When the producer is idle (its delivery rights count nothing) everything sent before has been delivered: it returns at
 // once. Otherwise it queues a `.resume` of its task behind the work queued so far; the holder of
 // the delivery rights (a sender, or the worker it handed off to) performs work in queue order, so
 // it resumes the task after that work. A cancelled task resumes at once (`DeliveryWaiter`).
@@ -29,7 +29,7 @@ extension EventProducer where Event: Sendable {
   public func flush() async {
     // acquiring: a count of 0 means every submission so far was performed; this load sees what
     // those deliveries wrote (the holder's releasing subtraction).
-    if wip.load(ordering: .acquiring) == 0 { return }
+    if rights.isIdle { return }
     // No work of its own: only the `.resume` is queued. Cancelled before it suspends, it returns.
     try? await submitAwaitingContended(count: 0) { _, _ in }
   }

@@ -32,31 +32,4 @@ extension EventProducer where Event: Sendable {
       try await sendAwaitingDelivery(burst: chunk)
     }
   }
-
-  /// Sends `events` as one burst and returns once every observer has received them: at once on the
-  /// fast path, else suspended until the holder of the delivery rights has performed them.
-  @inlinable
-  func sendAwaitingDelivery(burst events: [Event]) async throws {
-    if events.isEmpty { return }
-    if !performIfIdle(burst: events) { try await submitAwaitingContended(burst: events) }
-  }
-
-  /// Delivers `events` at once if the producer is idle (as ``performIfIdle(_:budget:)`` does for
-  /// one item), checking for a purge between events as the drain does; returns `false`, doing
-  /// nothing, when the delivery rights are held.
-  @inlinable
-  func performIfIdle(burst events: [Event]) -> Bool {
-    // acquiringAndReleasing: acquires the drainer-owned state the previous holder released.
-    guard wip.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else {
-      return false
-    }
-    tookRights()
-    for event in events {
-      deliverDraining(event)
-      // relaxed: a hint only, as in the drain loop; purgeDraining's exchange orders the purge.
-      if purgeRequested.load(ordering: .relaxed) { purgeDraining() }
-    }
-    finishDraining(accounted: 1)
-    return true
-  }
 }

@@ -28,6 +28,12 @@ struct WorkQueue<Element> {
     count == 0 ? nil : storage[head]
   }
 
+  /// The sender of the element `pop()` would return (a queue of ``SentWork``), without copying it.
+  @inlinable
+  func firstSender<Work>() -> UInt? where Element == SentWork<Work> {
+    count == 0 ? nil : storage[head].unsafelyUnwrapped.sender
+  }
+
   @inlinable
   mutating func pop() -> Element? {
     guard count > 0 else { return nil }

@@ -1,0 +1,234 @@
+import Dispatch
+import Synchronization
+
+// # The delivery rights: the one serializer of the engine
+//
+// Every place that delivers in one order, one call at a time (`EventProducer`, and through it
+// `Observable`, the inbox of the multi-source operators, `send(contentsOf:)`, `flush()`; and the
+// hand-off of `ObservableArray`) takes its *delivery rights* here, queues when it cannot, and drains
+// and hands off with this one loop.
+//
+// `count` ("work in progress") counts work submitted and not yet accounted for. The thread that
+// moves it from 0 holds the rights: it alone performs the queued work, until it brings the count
+// back to 0 (the queue-drain pattern of RxJava's serializers).
+//
+// - Uncontended: compare-exchange 0 → 1 (``takeIfIdle()``), perform at once, subtract 1
+//   (``giveBack(_:)``). If the result is 0, done: one compare-exchange and one subtraction, no lock.
+// - Contended or reentrant: push the work into the owner's pending queue (a short lock), then add
+//   (``counted(_:)``). If the old value was 0, the holder has just left: this thread takes the
+//   rights and drains.
+// - The holder, before leaving, subtracts what it has accounted for. A non-zero result means new
+//   work was pushed (pushes happen before their add): it takes the whole pending queue in one lock
+//   (``RightsDrainer/refillDraining()``) and performs it, then subtracts again (``drain(_:missed:budget:)``).
+//
+// Every work item is pushed before its add and the holder drains after reading the count, so
+// nothing is lost; one holder at a time, so one order and never two deliveries at once; a thread's
+// later send takes the fast path only at count 0, when everything it queued before was performed,
+// so each thread's order holds; a reentrant send finds the count above 0 and queues.
+//
+// # Bounded work for others: the hand-off to a worker
+//
+// A thread that keeps sending keeps the count above 0, so a holder that drained "until 0" would
+// deliver that thread's flood for as long as it lasts. Instead each call performs at most `budget`
+// items queued by other threads (each item carries its sender; what the holder's own thread
+// queued, reentrant sends from the observers it runs, is its own work and is performed without
+// limit, so a single-threaded feedback loop is delivered before the outer call returns), then
+// *hands the rights to a worker* (``handOff(_:missed:)``): one dispatch to a global queue, which
+// nobody waits for, goes on where the holder stopped (the rest of its batch first, so the order is
+// kept) with no budget. The count stays above 0 meanwhile, so no other thread takes the rights and
+// every later call queues behind the worker, as behind any holder. What changes for a caller is
+// only that it may return before the work it found queued is delivered, as a call that finds the
+// rights taken always did (`flush()` waits for it).
+//
+// Why a worker, and not the next sender: leaving the rights for the next sender to claim makes two
+// threads that flood one producer take turns at draining (faster for that case), but it makes every
+// sender of a busy producer deliver others' work before it returns: a pipeline whose senders are
+// I/O threads (the ingest example's event loops) then stores half as fast, at twice the memory
+// (perf/README, "S10: contended sends").
+//
+// # Memory orderings
+//
+// Every read-modify-write of `count` is acquiring-and-releasing: the owner's drainer-owned state
+// (observers, replay, batch) written by one holder happens-before the next holder's use of it,
+// including through a hand-off (the dispatch orders the holder's writes before the worker's
+// reads). `Verification/Drain.pml` models this type (its fast path, its drain, the hand-off to a
+// worker) and checks it with spin.
+
+/// How many work items queued by other threads a call performs before it hands the rest to a
+/// worker (see "Bounded work for others").
+@inlinable
+var drainHandOffLimit: Int { 1_024 }
+
+/// What a holder of the ``DeliveryRights`` drains: the owner's queue of ``SentWork``, as a batch
+/// that only the holder touches, refilled from a pending queue under the owner's lock.
+@usableFromInline
+protocol RightsDrainer: AnyObject {
+  /// Swaps the pending queue into the (empty) batch, when the batch is empty (the holder only).
+  func refillDraining()
+  /// The thread that queued the next item of the batch, `nil` when the batch is empty (the holder only).
+  func nextSenderDraining() -> UInt?
+  /// Pops the next item of the batch and performs it (the holder only).
+  func performNextDraining()
+  /// The owner's drain: `rights.drain(self, missed: missed, budget: budget)`, in a function of the
+  /// owner's own (`@inlinable @inline(never)`), so that the owner's fast paths call it on `self` and
+  /// never hold the address of its rights as a value of their own (which costs a register, and a
+  /// spill, in a user's sending loop).
+  func drainQueued(missed: Int, budget: Int)
+  /// Goes on draining as the worker the holder handed the rights to (``DeliveryRights/handOff(_:missed:)``):
+  /// `rights.took()`, then `drainQueued(missed: missed, budget: .max)`.
+  func drainAsWorker(missed: Int)
+}
+
+/// The delivery rights of one serialized owner (see the notes above): who performs the queued work,
+/// one thread at a time, lock-free when uncontended.
+@usableFromInline
+struct DeliveryRights: ~Copyable {
+  /// Work counted and not yet accounted for by a holder. 0: idle.
+  @usableFromInline let count = Atomic<Int>(0)
+  #if DEBUG
+  /// The thread that holds the rights, 0 when none (debug builds: see ``check()``).
+  @usableFromInline let holder = Atomic<UInt>(0)
+  #endif
+
+  @inlinable init() {}
+
+  /// Whether no work is counted: everything submitted so far has been performed.
+  /// acquiring: sees what those performances wrote (the holder's releasing subtraction).
+  @inlinable var isIdle: Bool { count.load(ordering: .acquiring) == 0 }
+
+  /// The work counted and not yet performed (tests).
+  @inlinable var queuedCount: Int { count.load(ordering: .acquiring) }
+
+  /// Takes the rights if idle (count 0 → 1, the caller's own item counted); `false` otherwise.
+  @inlinable @inline(__always)
+  func takeIfIdle() -> Bool {
+    // acquiringAndReleasing: acquires the drainer-owned state the previous holder released.
+    guard count.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing).exchanged else {
+      return false
+    }
+    took()
+    return true
+  }
+
+  /// Counts `items` the caller has just pushed into the pending queue. Returns `false` when another
+  /// thread holds the rights (it performs them); `true` when the owner was idle: the caller now
+  /// holds the rights and must ``drain(_:missed:budget:)`` with `missed: items`.
+  @inlinable @inline(__always)
+  func counted(_ items: Int) -> Bool {
+    // acquiringAndReleasing: from 0, acquires as takeIfIdle; above 0, publishes the push (done
+    // before, under the owner's lock) to the holder that reads this count.
+    guard count.wrappingAdd(items, ordering: .acquiringAndReleasing).oldValue == 0 else { return false }
+    took()
+    return true
+  }
+
+  /// ``takeIfIdle()`` or ``counted(_:)`` of one item, for an owner that counts every item under one
+  /// lock, held by the caller (``ObservableArray``): returns `true` when the owner was idle (the
+  /// caller holds the rights and performs its item itself, uncounted in the queue); else the item is
+  /// counted and the caller must push it, in the same critical section. At 0 a plain store takes
+  /// the rights: nothing else can change a count of 0 until the lock is released (no holder
+  /// subtracts from it), so the uncontended path has no read-modify-write.
+  @inlinable @inline(__always)
+  func takeOrCountLocked() -> Bool {
+    // acquiring: acquires the drainer-owned state as the last holder released it.
+    if count.load(ordering: .acquiring) == 0 {
+      count.store(1, ordering: .relaxed)
+      took()
+      return true
+    }
+    // A holder runs and may subtract at any moment, even to 0: then this call takes the rights.
+    // Above 0 the push needs no ordering of its own: the holder takes the queue under the owner's
+    // lock, after it has read this count.
+    return counted(1)
+  }
+
+  /// Gives the rights back after `accounted` items performed: the count left, 0 when idle. A
+  /// non-zero result means work was queued meanwhile: the caller still holds the rights.
+  @inlinable @inline(__always)
+  func giveBack(_ accounted: Int) -> Int {
+    gave()
+    // acquiringAndReleasing: releases the drainer-owned state to the next holder; acquires the
+    // pushes counted meanwhile.
+    let missed = count.wrappingSubtract(accounted, ordering: .acquiringAndReleasing).newValue
+    if missed != 0 { took() }
+    return missed
+  }
+
+  /// The drain loop of the holder, `missed` being the count it read last: performs the batch,
+  /// refilling it from the pending queue when empty, and subtracts what it has accounted for, until
+  /// the count is back to 0. Its own work (what this thread queued: reentrant sends) it performs
+  /// without limit; before the `budget + 1`-th item queued by another thread it hands the rights,
+  /// the rest of the batch and the count to a worker (see "Bounded work for others").
+  // Inlinable so that the owner's work specializes; inlined into the owner's `drainQueued`, which is
+  // never inlined, so that the fast paths stay short.
+  @inlinable @inline(__always)
+  func drain<Drainer: RightsDrainer>(_ drainer: Drainer, missed: Int, budget: Int) {
+    var missed = missed
+    var budget = budget
+    let thread = currentThreadID()
+    while true {
+      // Every item counted in `missed` was pushed before it was counted: it is in the batch (left
+      // by a holder that handed off in the middle of one) or in the pending queue (taken now when
+      // the batch is empty): both are performed before `missed` is subtracted.
+      drainer.refillDraining()
+      while let sender = drainer.nextSenderDraining() {
+        if sender != thread {
+          if budget == 0 {
+            handOff(drainer, missed: missed)
+            return
+          }
+          budget -= 1
+        }
+        drainer.performNextDraining()
+      }
+      missed = giveBack(missed)
+      if missed == 0 { return }
+    }
+  }
+
+  /// Hands the rights, the rest of the batch and the count `missed` to a worker: one dispatch to a
+  /// global queue, which nobody waits for (see "Bounded work for others"). The count stays above 0,
+  /// so the rights pass to the worker. The dispatch orders this thread's writes to the
+  /// drainer-owned state before the worker's reads.
+  @inlinable @inline(never)
+  func handOff<Drainer: RightsDrainer>(_ drainer: Drainer, missed: Int) {
+    gave()
+    let worker = UncheckedSendable(drainer)
+    DispatchQueue.global().async { worker.value.drainAsWorker(missed: missed) }
+  }
+
+  // A check where `@exclusivity(unchecked)` turns the compiler's off (RxSwift's
+  // `SynchronizationTracker`): in debug builds, the thread that holds the rights is recorded when
+  // it takes them and cleared when it gives them back, and every function that touches the
+  // drainer-owned state checks it is that thread. Compiled out of release builds.
+
+  /// Records this thread as the holder (debug builds).
+  @inlinable @inline(__always)
+  func took() {
+    #if DEBUG
+    // relaxed: `count`'s acquiring-and-releasing operations order the holders; this only records.
+    let previous = holder.exchange(currentThreadID(), ordering: .relaxed)
+    precondition(previous == 0, "Bond: two threads took the delivery rights at once")
+    #endif
+  }
+
+  /// Clears the holder before the rights are given back (debug builds).
+  @inlinable @inline(__always)
+  func gave() {
+    #if DEBUG
+    check()
+    holder.store(0, ordering: .relaxed)
+    #endif
+  }
+
+  /// Stops if this thread does not hold the rights (debug builds).
+  @inlinable @inline(__always)
+  func check() {
+    #if DEBUG
+    precondition(
+      holder.load(ordering: .relaxed) == currentThreadID(),
+      "Bond: drainer-owned state touched by a thread that does not hold the delivery rights"
+    )
+    #endif
+  }
+}
