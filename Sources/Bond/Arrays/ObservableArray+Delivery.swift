@@ -138,7 +138,7 @@ extension ObservableArray {
     delivery.next(owned: .event(ObservableArrayEvent(sequence: delivered, operation: consume operation)))
   }
 
-  /// After ``enqueue(_:in:)``: performs `first` when the caller took the rights from idle and gives
+  /// After `enqueue(_:in:)`: performs `first` when the caller took the rights from idle and gives
   /// them back; does nothing when `first` is `nil` (queued behind the holder). The work queued
   /// meanwhile is performed in order, building each event on `delivered`, at most `budget` items of
   /// other threads, as ``EventProducer``'s drain does: then the rest goes to a worker. A mutating

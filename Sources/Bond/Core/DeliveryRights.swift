@@ -193,7 +193,9 @@ struct DeliveryRights: ~Copyable {
   @inlinable @inline(never)
   func handOff<Drainer: RightsDrainer>(_ drainer: Drainer, missed: Int) {
     gave()
-    let worker = UncheckedSendable(drainer)
+    // The existential: the closure captures no generic metatype (not Sendable); one dynamic call
+    // per hand-off, off the per-event path.
+    let worker = UncheckedSendable(drainer as any RightsDrainer)
     DispatchQueue.global().async { worker.value.drainAsWorker(missed: missed) }
   }
 
