@@ -265,8 +265,13 @@ import Testing
         }
       }
     }
+    // A sentinel last in each original section (no step is negative): the sectioned state can equal
+    // the final one only once every section's last change has come through. Without it, a state
+    // passed on the way (a section's `append(998)` before its `append(999)`, `removeLast()`) equals
+    // the final one while the last changes are still on their way (a worker delivers what a call
+    // handed off), and the check below would read the state in the middle of them.
+    for section in sections { section.append(-1) }
     let actual = outer.array.map(\.array)
-    // The last changes may still be on their way (a worker delivers what a call handed off).
     waitUntil { published.withLock { $0.latest == actual && $0.mirror == actual } }
     observation.dispose()
     #expect(state.latest == actual && state.mirror == actual && overlap.count == 0)
