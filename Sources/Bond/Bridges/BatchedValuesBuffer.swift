@@ -1,6 +1,6 @@
 /// The buffer of one ``BatchedValues`` or ``Values`` sequence, between the producer's observer (``receive(_:)``,
 /// ``finish()``) and the consumer (``next(_:)``): its ``BatchedValuesStateMachine`` decides under
-/// the lock; continuations are resumed, the gate moved and dropped events released after it (``carryOut(_:)``).
+/// the lock; continuations are resumed, the gate moved and dropped events released after it.
 /// - Note: thread-safe.
 @usableFromInline
 final class BatchedValuesBuffer<Event: Sendable>: Sendable {
@@ -21,7 +21,8 @@ final class BatchedValuesBuffer<Event: Sendable>: Sendable {
   /// An event of the producer (never concurrent with another: guarantee 1).
   @inlinable
   func receive(_ event: Event) {
-    carryOut(machine.withLock { $0.received(event) })
+    let effects = machine.withLock { $0.received(event) }
+    carryOut(effects)
   }
 
   /// The producer ended.
@@ -70,13 +71,13 @@ final class BatchedValuesBuffer<Event: Sendable>: Sendable {
   }
 
   @inlinable
-  func carryOut(_ action: BatchedValuesStateMachine<Event>.Action) {
-    switch action.pressure {
+  func carryOut(_ effects: BatchedValuesStateMachine<Event>.Effects) {
+    switch effects.pressure {
     case true?: gate?.raise()
     case false?: gate?.release()
     case nil: break
     }
-    action.resume?.resume()
-    // `action.dropped` is released here, after the lock, when `action` goes.
+    effects.resume?.resume()
+    // `effects.dropped` is released here, after the lock, when `effects` goes.
   }
 }

@@ -1,15 +1,6 @@
 /// The decisions of one ``BatchedValues`` or ``Values`` buffer: the events waiting, the consumer
 /// waiting for them, the pressure. A pure value, kept in ``BatchedValuesBuffer``'s lock; the continuations it
 /// hands back are resumed, the gate raised or released, and dropped events released, after it.
-///
-/// One method per input: the producer's event (``received(_:)``) and end (``finished()``), the
-/// consumer's take (``take()``, ``takeOne()``), its wait (``suspend(_:)``) and its end
-/// (``terminated()``). The races are handled: an event or the end after the consumer went (the
-/// observation is disposed after the lock) is ignored, a second end of the consumer (its
-/// cancellation and its next call) does nothing, and a wait that an event or the end overtook
-/// resumes at once. An event or a second end after the producer's end cannot come (a producer
-/// delivers nothing after `finished`): they stop with `preconditionFailure`. Two tasks iterating
-/// one sequence at once is the user's mistake: it stops naming the user's call.
 @usableFromInline
 struct BatchedValuesStateMachine<Event> {
   @usableFromInline
@@ -22,9 +13,9 @@ struct BatchedValuesStateMachine<Event> {
     case terminated
   }
 
-  /// What the caller does after an input, outside the lock: any of the three.
+  /// What the caller does after an input, outside the lock.
   @usableFromInline
-  struct Action {
+  struct Effects {
     /// Resume the waiting consumer.
     @usableFromInline var resume: UnsafeContinuation<Void, Never>?
     /// Raise (`true`) or release (`false`) the gate.
@@ -72,20 +63,15 @@ struct BatchedValuesStateMachine<Event> {
 
   /// An event of the producer.
   @inlinable
-  mutating func received(_ event: Event) -> Action {
-    let waiting: UnsafeContinuation<Void, Never>?
-    switch state {
-    case .active(let continuation): waiting = continuation
-    case .terminated: return Action()  // sent before the observation was disposed: released by the caller
-    case .finished: preconditionFailure("BatchedValuesStateMachine.received: an event after the producer's end")
-    }
-    var action = Action()
+  mutating func received(_ event: Event) -> Effects {
+    guard case .active(let waiting) = state else { return Effects() }
+    var effects = Effects()
     if count >= bufferLimit {
       switch policy {
       case .dropNewest:
-        return action  // the event is released by the caller, after the lock
+        return effects  // the event is released by the caller, after the lock
       case .dropOldest:
-        action.dropped = [events[head]]
+        effects.dropped = [events[head]]
         head += 1
       case .backpressure:
         break  // never drops; under pressure already (below)
@@ -94,13 +80,13 @@ struct BatchedValuesStateMachine<Event> {
     events.append(event)
     if policy == .backpressure, !isPressured, count >= bufferLimit {
       isPressured = true
-      action.pressure = true
+      effects.pressure = true
     }
     if let waiting {
       state = .active(waiting: nil)
-      action.resume = waiting
+      effects.resume = waiting
     }
-    return action
+    return effects
   }
 
   /// The consumer asks for events: at most `maxCount` of them, in one array.
@@ -177,27 +163,22 @@ struct BatchedValuesStateMachine<Event> {
 
   /// The producer ended: the consumer takes what is left, then `nil`.
   @inlinable
-  mutating func finished() -> Action {
-    let waiting: UnsafeContinuation<Void, Never>?
-    switch state {
-    case .active(let continuation): waiting = continuation
-    case .terminated: return Action()  // the consumer went first: nothing is kept
-    case .finished: preconditionFailure("BatchedValuesStateMachine.finished: the producer ended twice")
-    }
+  mutating func finished() -> Effects {
+    guard case .active(let waiting) = state else { return Effects() }
     state = .finished
-    return Action(resume: waiting, pressure: releasePressure())
+    return Effects(resume: waiting, pressure: releasePressure())
   }
 
   /// The consumer is gone: everything is let go.
   @inlinable
-  mutating func terminated() -> Action {
-    var action = Action(pressure: releasePressure())
-    if case .active(let waiting) = state { action.resume = waiting }
+  mutating func terminated() -> Effects {
+    var effects = Effects(pressure: releasePressure())
+    if case .active(let waiting) = state { effects.resume = waiting }
     state = .terminated
-    action.dropped = events
+    effects.dropped = events
     events = []
     head = 0
-    return action
+    return effects
   }
 
   @inlinable

@@ -39,7 +39,8 @@ extension ScheduledDeliveryStateMachine {
       return .registered(callback)
     }
     guard !buffer.isEmpty else {
-      if drainEnds() { return .exit(.finish(ended())) }
+      if hasEnded { return .exit(.finish(ended())) }
+      isDraining = false
       return .exit(.stop)
     }
     if !mayContinue { return .exit(.reschedule) }
