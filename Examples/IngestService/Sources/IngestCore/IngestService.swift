@@ -59,8 +59,7 @@ public struct IngestService: Service {
       lanes: options.lanes,
       laneBuffer: options.laneBuffer,
       batchMax: options.batchMax,
-      batchBuffer: options.batchBuffer,
-      acknowledged: acks != nil
+      batchBuffer: options.batchBuffer
     ) { batch in
       if let gateway { await gateway.publish(batch) } else { await writer.write(batch) }
     }
