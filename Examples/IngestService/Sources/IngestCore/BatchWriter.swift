@@ -3,7 +3,7 @@ import Logging
 import Metrics
 import Synchronization
 
-/// The sink's async writer: turns a batch of running totals into one delta per key and awaits the
+/// The sink's async writer: sums a batch's accepted readings into one delta per key and awaits the
 /// store (a suspended task while the database works, never a blocked thread).
 ///
 /// - Each write carries a `BatchID` (this writer's random id and a sequence number) that the store
@@ -24,8 +24,6 @@ public actor BatchWriter {
   let logger: Logger
   let health: Health
   let acks: Acknowledgements?
-  /// What has been written per key: a batch's delta is the running total minus this.
-  private var written: [String: StoredTotal] = [:]
   private var ids: BatchSequence
   private var lastErrorLog: ContinuousClock.Instant?
   private let prepared = Completion()
@@ -67,7 +65,7 @@ public actor BatchWriter {
   public nonisolated var deadLetteredLines: Int { deadLettered.load(ordering: .relaxed) }
 
   /// Writes one batch; returns its number of lines (stored or dead-lettered).
-  public func write(_ batch: [KeyTotal]) async -> Int {
+  public func write(_ batch: [CheckedReading]) async -> Int {
     inFlight.store(batch.count, ordering: .relaxed)
     defer { inFlight.store(0, ordering: .relaxed) }
     if !isPrepared {
@@ -88,25 +86,21 @@ public actor BatchWriter {
         await writeOrSplit([Delta(key: line.key, total: line.value, lines: 1)])
       }
     } else {
-      // The latest running total of each key in the batch (the highest line count: a key's
-      // running totals come from one lane, in order); a refused line has `lines == 0`, never the
-      // highest.
-      var latest: [String: KeyTotal] = [:]
-      for line in batch where line.lines > 0 {
-        if let index = latest.index(forKey: line.key) {
-          if line.lines > latest.values[index].lines { latest.values[index] = line }
+      // One delta per key: the sum of its accepted readings in the batch (wrapping, as the store's
+      // checked addition is what refuses a total out of range; a lane's running total is checked
+      // already, so a delta is the difference of two totals in range).
+      var index: [String: Int] = [:]
+      var deltas: [Delta] = []
+      for line in batch where !line.refused {
+        if let at = index[line.key] {
+          deltas[at].total &+= line.value
+          deltas[at].lines &+= 1
         } else {
-          latest[line.key] = line
+          index[line.key] = deltas.count
+          deltas.append(Delta(key: line.key, total: line.value, lines: 1))
         }
       }
-      var deltas: [Delta] = []
-      deltas.reserveCapacity(latest.count)
-      for (key, line) in latest {
-        let before = written[key] ?? StoredTotal(total: 0, lines: 0)
-        deltas.append(Delta(key: key, total: line.total &- before.total, lines: line.lines &- before.lines))
-      }
       await writeOrSplit(deltas)
-      for (key, line) in latest { written[key] = StoredTotal(total: line.total, lines: line.lines) }
       rowsWritten.increment(by: Int64(deltas.count))
     }
     if let acks {

@@ -59,7 +59,8 @@ public struct IngestService: Service {
       lanes: options.lanes,
       laneBuffer: options.laneBuffer,
       batchMax: options.batchMax,
-      batchBuffer: options.batchBuffer
+      batchBuffer: options.batchBuffer,
+      acknowledged: acks != nil
     ) { batch in
       if let gateway { await gateway.publish(batch) } else { await writer.write(batch) }
     }

@@ -48,7 +48,7 @@ public final class JetStreamGateway: Sendable {
 
   /// Publishes `batch` (one message per lane) and returns its number of lines once the stream has
   /// stored every message.
-  public func publish(_ batch: [KeyTotal]) async -> Int {
+  public func publish(_ batch: [CheckedReading]) async -> Int {
     var payloads = [[UInt8]](repeating: [], count: Self.subjectLanes)
     for line in batch {
       payloads[Self.lane(of: line.key)].append(contentsOf: "\(line.key) \(line.value)\n".utf8)

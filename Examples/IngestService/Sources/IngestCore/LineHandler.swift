@@ -11,7 +11,7 @@ public final class LineHandler: ChannelInboundHandler {
   public typealias OutboundOut = ByteBuffer
 
   let pipeline: IngestPipeline
-  let input: EventProducer<Reading>
+  let input: PipelineInput
   let registry: ConnectionRegistry
   let metrics: IngestMetrics
   let maxLineLength: Int
@@ -212,35 +212,15 @@ public final class LineHandler: ChannelInboundHandler {
     guard !stopped else { return }
     var buffer = pending ?? ByteBuffer()
     pending = nil
-    let input = self.input
-    let registry = self.registry
-    let limit = maxLineLength
-    let ackSlot = self.ackSlot
     var sent = 0
     var malformed = 0
     let (consumed, outcome) = buffer.withUnsafeReadableBytes { raw -> (Int, Outcome) in
-      var start = 0
-      while start < raw.count {
-        if !force && !(registry.isWritable && input.isWritable) { return (start, .notWritable) }
-        guard let newline = LineParser.newline(in: raw, from: start) else {
-          return (start, raw.count - start > limit ? .tooLong : .needMore)
-        }
-        if newline - start > limit { return (start, .tooLong) }
-        if newline > start {  // an empty line is skipped silently
-          if var reading = LineParser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<newline])) {
-            if ackSlot != 0 {
-              ack.sent += 1
-              reading.ack = Acknowledgements.token(slot: ackSlot, line: ack.sent)
-            }
-            input.next(reading)
-            sent += 1
-          } else {
-            malformed += 1
-          }
-        }
-        start = newline + 1
+      switch input {
+      case .plain(let producer):
+        return send(raw, to: producer, force: force, sent: &sent, malformed: &malformed)
+      case .acknowledged(let producer):
+        return send(raw, to: producer, force: force, sent: &sent, malformed: &malformed)
       }
-      return (start, .needMore)
     }
     buffer.moveReaderIndex(forwardBy: consumed)
     if sent > 0 {
@@ -275,6 +255,44 @@ public final class LineHandler: ChannelInboundHandler {
         closeOrWaitForAcks()
       }
     }
+  }
+
+  /// Sends the full lines of `raw` into `producer` while the pipeline is writable (all of them with
+  /// `force`); returns the bytes consumed and why it stopped. One loop for both kinds of line,
+  /// specialized for each.
+  private func send<Line: IngestLine>(
+    _ raw: UnsafeRawBufferPointer,
+    to producer: EventProducer<Line>,
+    force: Bool,
+    sent: inout Int,
+    malformed: inout Int
+  ) -> (Int, Outcome) {
+    let registry = self.registry
+    let limit = maxLineLength
+    let ackSlot = self.ackSlot
+    var start = 0
+    while start < raw.count {
+      if !force && !(registry.isWritable && producer.isWritable) { return (start, .notWritable) }
+      guard let newline = LineParser.newline(in: raw, from: start) else {
+        return (start, raw.count - start > limit ? .tooLong : .needMore)
+      }
+      if newline - start > limit { return (start, .tooLong) }
+      if newline > start {  // an empty line is skipped silently
+        if let reading = LineParser.parse(UnsafeRawBufferPointer(rebasing: raw[start..<newline])) {
+          var token: UInt64 = 0
+          if ackSlot != 0 {
+            ack.sent += 1
+            token = Acknowledgements.token(slot: ackSlot, line: ack.sent)
+          }
+          producer.next(Line(reading, ack: token))
+          sent += 1
+        } else {
+          malformed += 1
+        }
+      }
+      start = newline + 1
+    }
+    return (start, .needMore)
   }
 }
 

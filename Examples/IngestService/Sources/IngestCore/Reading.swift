@@ -7,35 +7,83 @@ import Darwin
 #endif
 
 /// One parsed line of the protocol: `key value\n`.
-public struct Reading: Sendable {
+///
+/// No acknowledgement token: without `--ack`, every line waits in the input producer and the lanes
+/// as one of these, and a token would make each a third larger (24 bytes, not 32); with `--ack`,
+/// the lines travel as ``AcknowledgedReading``.
+public struct Reading: IngestLine {
   /// The key: 1 to 64 printable ASCII bytes, no space.
   public var key: String
   /// The integer value.
   public var value: Int64
-  /// With `--ack`: the line's token (`Acknowledgements`); 0 without.
-  public var ack: UInt64 = 0
+
+  /// A reading.
+  public init(key: String, value: Int64) {
+    self.key = key
+    self.value = value
+  }
+
+  /// Always 0: a reading carries no token.
+  public var ack: UInt64 { 0 }
+
+  /// The reading itself (the token is dropped: nothing is acknowledged).
+  public init(_ reading: Reading, ack: UInt64) { self = reading }
 }
 
-/// A lane's running aggregate of one key after a reading: the key's total and line count since the
-/// server started (a key always goes to the same lane, so its lane sees every reading of it).
-///
-/// Kept small: every line goes through the merge and the batches stage as one of these, and each
-/// extra word costs on that path (a refused reading is marked by `lines == 0`, not by a flag).
-public struct KeyTotal: Sendable {
+/// With `--ack`: a reading and its acknowledgement token (`Acknowledgements`).
+public struct AcknowledgedReading: IngestLine {
   /// The key.
   public var key: String
-  /// The reading's own value (the naive store inserts one row per line with it).
+  /// The integer value.
   public var value: Int64
-  /// The key's running total.
-  public var total: Int64
-  /// The key's running count of lines; 0 for a refused reading (an accepted one is at least 1).
-  public var lines: Int64
+  /// The line's token: its connection's slot and its number on the connection.
+  public var ack: UInt64
+
+  /// The reading with its token.
+  public init(_ reading: Reading, ack: UInt64) {
+    key = reading.key
+    value = reading.value
+    self.ack = ack
+  }
+}
+
+/// What the pipeline's input carries: ``Reading``, or ``AcknowledgedReading`` with `--ack`.
+public protocol IngestLine: Sendable {
+  /// The key.
+  var key: String { get }
+  /// The integer value.
+  var value: Int64 { get }
+  /// The acknowledgement token (0: none).
+  var ack: UInt64 { get }
+  /// `reading` with the token `ack` (kept only by a type that carries one).
+  init(_ reading: Reading, ack: UInt64)
+}
+
+/// A reading after its lane's checked sum: accepted into its key's running total, or refused.
+///
+/// Kept as small as before the fault handling (40 bytes): every line goes through the merge and
+/// the batches stage as one of these, and waits there when they are behind, so each extra word is
+/// memory at the peak as well as time. It carries the reading's value, not the key's running total:
+/// the writer sums a batch's values per key into its deltas (the same deltas as the difference of
+/// running totals), so the totals need not travel.
+public struct CheckedReading: Sendable {
+  /// The key.
+  public var key: String
+  /// The reading's value.
+  public var value: Int64
   /// The reading's acknowledgement token (0: none).
   public var ack: UInt64 = 0
+  /// The reading would have taken the key's running total out of `Int64`: it is not in any total,
+  /// and goes to the dead letters.
+  public var refused: Bool = false
 
-  /// The reading would have taken the key's total out of `Int64`: it is not in any total, and goes
-  /// to the dead letters.
-  public var refused: Bool { lines == 0 }
+  /// A checked reading.
+  public init(key: String, value: Int64, ack: UInt64 = 0, refused: Bool = false) {
+    self.key = key
+    self.value = value
+    self.ack = ack
+    self.refused = refused
+  }
 }
 
 /// The running totals of the keys of one lane; used from that lane's queue only.
@@ -44,25 +92,16 @@ final class LaneTotals: @unchecked Sendable {
 
   /// Adds the reading to its key's sum; a reading that would overflow the sum is refused (the sum
   /// stays as it was), never wrapped. One hash lookup for a key already seen.
-  func add(_ reading: Reading) -> KeyTotal {
-    let sum: CheckedSum
+  func add<Line: IngestLine>(_ line: Line) -> CheckedReading {
     let added: Bool
-    if let index = totals.index(forKey: reading.key) {
-      added = totals.values[index].add(reading.value)
-      sum = totals.values[index]
+    if let index = totals.index(forKey: line.key) {
+      added = totals.values[index].add(line.value)
     } else {
       var entry = CheckedSum()
-      added = entry.add(reading.value)
-      totals[reading.key] = entry
-      sum = entry
+      added = entry.add(line.value)
+      totals[line.key] = entry
     }
-    return KeyTotal(
-      key: reading.key,
-      value: reading.value,
-      total: sum.total,
-      lines: added ? sum.lines : 0,
-      ack: reading.ack
-    )
+    return CheckedReading(key: line.key, value: line.value, ack: line.ack, refused: !added)
   }
 }
 
