@@ -40,7 +40,7 @@ import Testing
       Issue.record("did not stop")
       return
     }
-    #expect(!machine.isDraining)
+    #expect(machine.state == .idle)
     #expect(isStartDrain(machine.eventReceived(3)), "idle again: the next event starts a new drain")
   }
 
@@ -52,7 +52,7 @@ import Testing
       Issue.record("no reschedule")
       return
     }
-    #expect(machine.isDraining && machine.buffer.count == 1)
+    #expect(machine.state == .draining && machine.buffer.count == 1)
   }
 
   @Test func registeredComesAfterTheEventsWaitingWhenTheRegistrationEnds() {
@@ -83,7 +83,7 @@ import Testing
 
   @Test func withoutACallbackTheRegistrationEndIsIgnored() {
     var machine = delivery(registered: false)
-    #expect(!isStartDrain(machine.registrationEnded()) && !machine.isDraining)
+    #expect(!isStartDrain(machine.registrationEnded()) && machine.state == .idle)
   }
 
   @Test func boundedDropOldestShiftsRegistered() {
@@ -181,7 +181,7 @@ extension ScheduledDeliveryStateMachineTests {
       return
     }
     #expect(released.finished?.value != nil && released.observer != nil)
-    #expect(machine.isDisposed && machine.isDraining, "over: no drain starts again")
+    #expect(machine.isDisposed && machine.state == .over, "over: no drain starts again")
     guard case .none = machine.endReceived() else {
       Issue.record("a second end")
       return
@@ -205,7 +205,7 @@ extension ScheduledDeliveryStateMachineTests {
     var machine = delivery(limit: 1, registered: false)
     _ = machine.eventReceived(1)
     _ = machine.endReceived()
-    #expect(machine.buffer.count == 1 && machine.hasEnded)
+    #expect(machine.buffer.count == 1 && machine.state == .ending)
     guard case .deliver(_, 1, _) = machine.nextEvent(mayContinue: true) else {
       Issue.record("the event first")
       return
@@ -214,5 +214,60 @@ extension ScheduledDeliveryStateMachineTests {
       Issue.record("then the end")
       return
     }
+  }
+}
+
+// MARK: - The states
+
+extension ScheduledDeliveryStateMachineTests {
+  /// Idle, draining (the first event), ending (the upstream's end), over (the drain took the end).
+  @Test func theStateGoesFromIdleToOverThroughTheDrainAndTheEnd() {
+    var machine = delivery(registered: false)
+    #expect(machine.state == .idle)
+    _ = machine.eventReceived(1)
+    #expect(machine.state == .draining)
+    var batch = WorkQueue<Int>()
+    _ = machine.nextBatch(&batch, mayContinue: true)
+    _ = batch.pop()
+    _ = machine.nextBatch(&batch, mayContinue: true)
+    #expect(machine.state == .idle, "nothing left: idle again")
+    _ = machine.eventReceived(2)
+    _ = machine.endReceived()
+    #expect(machine.state == .ending)
+    guard case .none = machine.registrationEnded() else {
+      Issue.record("nothing to start: a drain is under way")
+      return
+    }
+    _ = machine.nextBatch(&batch, mayContinue: true)
+    _ = batch.pop()
+    guard case .exit(.finish) = machine.nextBatch(&batch, mayContinue: true) else {
+      Issue.record("the end after the last event")
+      return
+    }
+    #expect(machine.state == .over)
+  }
+
+  @Test func aDisposedDeliveryIsOverWhateverItsDrain() {
+    var machine = delivery()
+    _ = machine.eventReceived(1)
+    _ = machine.disposed()
+    #expect(machine.state == .over)
+    guard case .none = machine.endReceived(), case .none = machine.registrationEnded() else {
+      Issue.record("nothing after dispose")
+      return
+    }
+  }
+
+  @Test func aDrainStepWhileNoDrainWasStartedStops() async {
+    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+      var machine = ScheduledDeliveryStateMachine<Int>(
+        observer: UncheckedSendable { _ in },
+        registered: nil,
+        bufferLimit: 1,
+        overflowPolicy: .dropOldest
+      )
+      _ = machine.nextEvent(mayContinue: true)
+    }
+    #expect(exitTestStandardError(result).contains("ScheduledDeliveryStateMachine.drain"))
   }
 }

@@ -74,7 +74,7 @@ where Receiver.Element == Receiver.Event, Other.Event == Receiver.Event, Other.E
     guard case .forward = action else { return }
     // Outside the lock: the sink delivers to the other side's observers, which may be this binding.
     sink(value)
-    state.withLock { $0.forwardFinished(to: side.opposite) }
+    state.withLock { $0.feedEnded(side.opposite) }
   }
 
   // `other` first, without forwarding its replay: a change it sends from now on goes to

@@ -1,6 +1,6 @@
 /// The buffer of one ``BatchedValues`` or ``Values`` sequence, between the producer's observer (``receive(_:)``,
 /// ``finish()``) and the consumer (``next(_:)``): its ``BatchedValuesStateMachine`` decides under
-/// the lock; continuations are resumed, the gate moved and dropped events released after it.
+/// the lock; continuations are resumed, the gate moved and dropped events released after it (``carryOut(_:)``).
 /// - Note: thread-safe.
 @usableFromInline
 final class BatchedValuesBuffer<Event: Sendable>: Sendable {
@@ -21,8 +21,7 @@ final class BatchedValuesBuffer<Event: Sendable>: Sendable {
   /// An event of the producer (never concurrent with another: guarantee 1).
   @inlinable
   func receive(_ event: Event) {
-    let effects = machine.withLock { $0.received(event) }
-    carryOut(effects)
+    carryOut(machine.withLock { $0.received(event) })
   }
 
   /// The producer ended.
@@ -71,13 +70,13 @@ final class BatchedValuesBuffer<Event: Sendable>: Sendable {
   }
 
   @inlinable
-  func carryOut(_ effects: BatchedValuesStateMachine<Event>.Effects) {
-    switch effects.pressure {
+  func carryOut(_ action: BatchedValuesStateMachine<Event>.Action) {
+    switch action.pressure {
     case true?: gate?.raise()
     case false?: gate?.release()
     case nil: break
     }
-    effects.resume?.resume()
-    // `effects.dropped` is released here, after the lock, when `effects` goes.
+    action.resume?.resume()
+    // `action.dropped` is released here, after the lock, when `action` goes.
   }
 }

@@ -1,6 +1,15 @@
 /// The decisions of one ``BatchedValues`` or ``Values`` buffer: the events waiting, the consumer
 /// waiting for them, the pressure. A pure value, kept in ``BatchedValuesBuffer``'s lock; the continuations it
 /// hands back are resumed, the gate raised or released, and dropped events released, after it.
+///
+/// One method per input: the producer's event (``received(_:)``) and end (``finished()``), the
+/// consumer's take (``take()``, ``takeOne()``), its wait (``suspend(_:)``) and its end
+/// (``terminated()``). The races are handled: an event or the end after the consumer went (the
+/// observation is disposed after the lock) is ignored, a second end of the consumer (its
+/// cancellation and its next call) does nothing, and a wait that an event or the end overtook
+/// resumes at once. An event or a second end after the producer's end cannot come (a producer
+/// delivers nothing after `finished`): they stop with `preconditionFailure`. Two tasks iterating
+/// one sequence at once is the user's mistake: it stops naming the user's call.
 @usableFromInline
 struct BatchedValuesStateMachine<Event> {
   @usableFromInline
@@ -13,9 +22,9 @@ struct BatchedValuesStateMachine<Event> {
     case terminated
   }
 
-  /// What the caller does after an input, outside the lock.
+  /// What the caller does after an input, outside the lock: any of the three.
   @usableFromInline
-  struct Effects {
+  struct Action {
     /// Resume the waiting consumer.
     @usableFromInline var resume: UnsafeContinuation<Void, Never>?
     /// Raise (`true`) or release (`false`) the gate.
@@ -63,15 +72,20 @@ struct BatchedValuesStateMachine<Event> {
 
   /// An event of the producer.
   @inlinable
-  mutating func received(_ event: Event) -> Effects {
-    guard case .active(let waiting) = state else { return Effects() }
-    var effects = Effects()
+  mutating func received(_ event: Event) -> Action {
+    let waiting: UnsafeContinuation<Void, Never>?
+    switch state {
+    case .active(let continuation): waiting = continuation
+    case .terminated: return Action()  // sent before the observation was disposed: released by the caller
+    case .finished: preconditionFailure("BatchedValuesStateMachine.received: an event after the producer's end")
+    }
+    var action = Action()
     if count >= bufferLimit {
       switch policy {
       case .dropNewest:
-        return effects  // the event is released by the caller, after the lock
+        return action  // the event is released by the caller, after the lock
       case .dropOldest:
-        effects.dropped = [events[head]]
+        action.dropped = [events[head]]
         head += 1
       case .backpressure:
         break  // never drops; under pressure already (below)
@@ -80,13 +94,13 @@ struct BatchedValuesStateMachine<Event> {
     events.append(event)
     if policy == .backpressure, !isPressured, count >= bufferLimit {
       isPressured = true
-      effects.pressure = true
+      action.pressure = true
     }
     if let waiting {
       state = .active(waiting: nil)
-      effects.resume = waiting
+      action.resume = waiting
     }
-    return effects
+    return action
   }
 
   /// The consumer asks for events: at most `maxCount` of them, in one array.
@@ -163,22 +177,27 @@ struct BatchedValuesStateMachine<Event> {
 
   /// The producer ended: the consumer takes what is left, then `nil`.
   @inlinable
-  mutating func finished() -> Effects {
-    guard case .active(let waiting) = state else { return Effects() }
+  mutating func finished() -> Action {
+    let waiting: UnsafeContinuation<Void, Never>?
+    switch state {
+    case .active(let continuation): waiting = continuation
+    case .terminated: return Action()  // the consumer went first: nothing is kept
+    case .finished: preconditionFailure("BatchedValuesStateMachine.finished: the producer ended twice")
+    }
     state = .finished
-    return Effects(resume: waiting, pressure: releasePressure())
+    return Action(resume: waiting, pressure: releasePressure())
   }
 
   /// The consumer is gone: everything is let go.
   @inlinable
-  mutating func terminated() -> Effects {
-    var effects = Effects(pressure: releasePressure())
-    if case .active(let waiting) = state { effects.resume = waiting }
+  mutating func terminated() -> Action {
+    var action = Action(pressure: releasePressure())
+    if case .active(let waiting) = state { action.resume = waiting }
     state = .terminated
-    effects.dropped = events
+    action.dropped = events
     events = []
     head = 0
-    return effects
+    return action
   }
 
   @inlinable

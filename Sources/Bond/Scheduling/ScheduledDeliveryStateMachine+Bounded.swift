@@ -39,8 +39,7 @@ extension ScheduledDeliveryStateMachine {
       return .registered(callback)
     }
     guard !buffer.isEmpty else {
-      if hasEnded { return .exit(.finish(ended())) }
-      isDraining = false
+      if drainEnds() { return .exit(.finish(ended())) }
       return .exit(.stop)
     }
     if !mayContinue { return .exit(.reschedule) }

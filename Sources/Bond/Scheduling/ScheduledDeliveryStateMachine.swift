@@ -3,13 +3,24 @@
 /// (``DeliverOn``, ``Batches``, ``Partition``, and the output side of ``Throttle``, ``Debounce``,
 /// ``Delay`` and ``TimedCollect``), through ``ScheduledDelivery``, which performs the actions.
 ///
-/// The end of the upstream is a flag, not an entry of `buffer` (a bounded buffer never drops it):
-/// the drain hands it over once the buffer is empty, and the delivery is then over (as disposed).
+/// The end of the upstream is a ``State`` (``State/ending``), not an entry of `buffer` (a bounded
+/// buffer never drops it): the drain hands it over once the buffer is empty, and the delivery is
+/// then over (as disposed).
 ///
-/// Invariants: a non-empty `buffer` (or a due `registered`, or a received end) implies
-/// `isDraining`, so a drain is scheduled or running; only one drain runs at a time (`isDraining` is handed from the sender that
-/// set it to the drain it scheduled, and cleared by that drain only when nothing is left).
-/// Not thread-safe: the owner keeps it in a `LockedState`.
+/// Invariants: a non-empty `buffer` (or a due `registered`, or a received end) implies a drain is
+/// scheduled or running (``State/draining`` or ``State/ending``); only one drain runs at a time (the
+/// state leaves ``State/idle`` with the sender that then schedules the drain, and goes back only
+/// with that drain, when nothing is left). A drain step while ``State/idle`` cannot happen and
+/// stops with `preconditionFailure`. An event, the registration's end or the end after the end or
+/// after `dispose()` are ignored (`dispose()` races the senders).
+///
+/// One method per input: ``eventReceived(_:endsRegistration:)``, ``registrationEnded()``,
+/// ``endReceived()``, a drain's step (``nextBatch(_:mayContinue:)`` unbounded,
+/// ``nextEvent(mayContinue:chunk:chunkLimit:)`` bounded), ``attach(_:)``, ``disposed()``; the
+/// pressure's low watermark (``releasesPressure()``, ``releasesPressureAtEnd()``) is asked within
+/// them. It holds the observer's closures only to hand them to the drain and to release them
+/// outside the lock (``Released``): it never calls them. Not thread-safe: the owner keeps it in a
+/// `LockedState`.
 @usableFromInline
 struct ScheduledDeliveryStateMachine<Event: Sendable> {
   @usableFromInline typealias Observer = UncheckedSendable<(Event) -> Void>
@@ -43,10 +54,9 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
   /// `.backpressure`: the buffer reached `bufferLimit` and has not yet drained down to
   /// `bufferLimit / 2` (the stage's gate is raised meanwhile).
   @usableFromInline var underPressure = false
-  /// The upstream has ended: no event is taken any more; the end is delivered after the buffer.
-  @usableFromInline var hasEnded = false
-  /// A drain is scheduled or running (or paused by its downstream's pressure, to be woken).
-  @usableFromInline var isDraining = false
+  /// Where the delivery is: idle, draining, ending or over. One byte, where the two flags it
+  /// replaces were: the hot fields stay where they were.
+  @usableFromInline var state = State.idle
   @usableFromInline let overflowPolicy: DeliveryOverflowPolicy
   /// Set when the upstream's registration ended: `registered` is due after this many events of
   /// `buffer` (the events that the registration delivered and that are still waiting).
@@ -77,8 +87,22 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
     self.overflowPolicy = overflowPolicy
   }
 
+  @usableFromInline
+  enum State: UInt8 {
+    /// No drain is scheduled or running: nothing waits (no event, no `registered`, no end).
+    case idle
+    /// A drain is scheduled or running (or paused by its downstream's pressure, to be woken).
+    case draining
+    /// The upstream has ended: no event is taken any more; a drain is scheduled or running, and
+    /// delivers the end after the buffer.
+    case ending
+    /// Disposed, or the end was handed to the drain: nothing is taken and no drain starts again.
+    case over
+  }
+
+  /// Disposed, or over (the drain has taken the end).
   @inlinable
-  var isDisposed: Bool { observer == nil }
+  var isDisposed: Bool { state == .over }
 
   @usableFromInline
   enum ReceiveAction {
@@ -99,7 +123,8 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
   /// An event arrived; with `endsRegistration`, the registration ends right after it.
   @inlinable
   mutating func eventReceived(_ event: Event, endsRegistration: Bool = false) -> ReceiveAction {
-    guard !isDisposed, !hasEnded else { return .none }
+    // One byte compared: idle or draining (`ending` and `over` are the two higher values).
+    guard state.rawValue <= State.draining.rawValue else { return .none }
     var dropped: Event?? = nil
     if buffer.count >= bufferLimit {
       switch overflowPolicy {
@@ -118,8 +143,8 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
     buffer.push(event)
     if endsRegistration, registered != nil { registeredAfter = buffer.count }
     if let dropped { return .dropped(dropped) }
-    let startsDrain = !isDraining
-    isDraining = true
+    let startsDrain = state == .idle
+    state = .draining
     if overflowPolicy == .backpressure && !underPressure && buffer.count + inHand >= bufferLimit {
       underPressure = true
       return .pressure(startDrain: startsDrain)
@@ -141,8 +166,8 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
   mutating func registrationEnded() -> ReceiveAction {
     guard !isDisposed, registered != nil else { return .none }
     registeredAfter = buffer.count
-    if isDraining { return .none }
-    isDraining = true
+    guard state == .idle else { return .none }  // a drain is scheduled or running: it will reach it
+    state = .draining
     return .startDrain
   }
 
@@ -158,11 +183,16 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
   /// The upstream ended: the end is due after the events now waiting (it takes no place among them).
   @inlinable
   mutating func endReceived() -> ReceiveAction {
-    guard !isDisposed, !hasEnded else { return .none }
-    hasEnded = true
-    if isDraining { return .none }
-    isDraining = true
-    return .startDrain
+    switch state {
+    case .idle:
+      state = .ending
+      return .startDrain
+    case .draining:
+      state = .ending  // the drain that is scheduled or running delivers it
+      return .none
+    case .ending, .over:
+      return .none  // after the end, or disposed
+    }
   }
 
   /// How a drain ends (both modes).
@@ -176,36 +206,6 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
     /// Every event has been delivered and the upstream has ended: the delivery is over (see
     /// ``ended()``); the drain calls `finished` (unless a `dispose()` wins) and ends.
     case finish(Released)
-  }
-
-  @usableFromInline
-  enum BatchStep {
-    /// Deliver `batch` to the observer; call `registered.callback` before the event at offset
-    /// `registered.offset` (or after the last one, when the offset is the batch's count).
-    case deliver(Observer, registered: (offset: Int, callback: Registered)?)
-    /// The drain ends.
-    case exit(DrainExit)
-  }
-
-  /// Unbounded mode: hands the whole buffer to the drain, swapping it with `batch` (the drain's
-  /// empty queue), so events are taken in one lock and the storage of both queues is reused.
-  @inlinable
-  mutating func nextBatch(_ batch: inout WorkQueue<Event>, mayContinue: Bool) -> BatchStep {
-    guard let observer else { return .exit(.stop) }
-    if buffer.isEmpty && registeredAfter == nil {
-      if hasEnded { return .exit(.finish(ended())) }
-      isDraining = false
-      swap(&spare, &batch)
-      return .exit(.stop)
-    }
-    if !mayContinue { return .exit(.reschedule) }
-    if batch.storage.isEmpty { swap(&batch, &spare) }
-    swap(&batch, &buffer)
-    took(batch.count)
-    guard let after = registeredAfter, let callback = registered else { return .deliver(observer, registered: nil) }
-    registeredAfter = nil
-    registered = nil
-    return .deliver(observer, registered: (after, callback))
   }
 
   /// Stores the upstream observation; returns it when it must be disposed at once (already disposed).
@@ -229,8 +229,8 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
     @usableFromInline var releasesPressure: Bool
   }
 
-  /// Delivered the end: forgets everything, as ``disposed()``, and hands over `finished` too.
-  /// `isDraining` stays set, so no drain starts again.
+  /// Delivered the end: forgets everything, as ``disposed()``, and hands over `finished` too. Over:
+  /// no drain starts again.
   @inlinable
   mutating func ended() -> Released {
     let finished = self.finished
@@ -255,6 +255,7 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
       inHand = 0
       sampleOffset = -1
       takenSample = nil
+      state = .over
     }
     return Released(
       upstream: upstream,

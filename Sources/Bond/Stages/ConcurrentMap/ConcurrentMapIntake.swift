@@ -46,67 +46,58 @@ struct ConcurrentMapIntake<Input> {
 }
 
 extension ConcurrentMapStateMachine {
-  /// Moves the intake's events behind the waiting ones (the stage's lock is held; this takes the
-  /// intake's inside it) and renews `room`.
+  /// Moves the intake's events behind the waiting ones and renews `room`.
   @inlinable
-  mutating func refill() {
-    intake.withLock { box in
-      if !box.events.isEmpty { moveLocked(&box) }
-    }
+  mutating func refill(_ intake: inout ConcurrentMapIntake<Input>) {
+    if !intake.events.isEmpty { move(&intake) }
   }
 
   /// A worker found nothing waiting: moves the intake's events behind, or, when there are none,
   /// closes the intake (the worker ends) in the same critical section.
   @inlinable
-  mutating func refillOrClose() {
-    intake.withLock { box in
-      if box.events.isEmpty { box.isOpen = false } else { moveLocked(&box) }
-    }
+  mutating func refillOrClose(_ intake: inout ConcurrentMapIntake<Input>) {
+    if intake.events.isEmpty { intake.isOpen = false } else { move(&intake) }
   }
 
   /// A worker ended, so fewer than `maxConcurrent` live: the intake closes, and its events move
   /// behind the waiting ones, where the machine decides for them as for any (a worker to start,
   /// now or when the window moves, the resume after a pause).
   @inlinable
-  mutating func closeIntake() {
-    intake.withLock { box in
-      if !box.events.isEmpty { moveLocked(&box) }
-      box.isOpen = false
-    }
+  mutating func close(_ intake: inout ConcurrentMapIntake<Input>) {
+    if !intake.events.isEmpty { move(&intake) }
+    intake.isOpen = false
   }
 
   /// Disposed: closes the intake and lets its events go; returns how many there were.
   @inlinable
-  func emptyIntake() -> Int {
-    intake.withLock { box in
-      defer {
-        box.events = WorkQueue()
-        box.isOpen = false
-      }
-      return box.events.count
+  func empty(_ intake: inout ConcurrentMapIntake<Input>) -> Int {
+    defer {
+      intake.events = WorkQueue()
+      intake.isOpen = false
     }
+    return intake.events.count
   }
 
-  /// Moves `box`'s events behind the waiting ones, in order, and renews `room` (both locks held).
+  /// Moves the intake's events behind the waiting ones, in order, and renews `room`.
   @inlinable
-  mutating func moveLocked(_ box: inout ConcurrentMapIntake<Input>) {
+  mutating func move(_ intake: inout ConcurrentMapIntake<Input>) {
     if waiting.isEmpty {
       // The whole queue at once; the intake keeps the emptied one's storage.
-      swap(&waiting, &box.events)
+      swap(&waiting, &intake.events)
     } else {
-      while let input = box.events.pop() { waiting.push(input) }
+      while let input = intake.events.pop() { waiting.push(input) }
     }
     pressuredIntake = 0
-    box.room = room
+    intake.room = room
   }
 
   /// Opens the intake while `maxConcurrent` workers live (the slow path, after it decided: it would
   /// start no worker for one more event), renewing `room`; closes it when fewer live, once the
-  /// stage is over or the upstream has ended (both locks held).
+  /// upstream has ended or the stage is over.
   @inlinable
-  func openLocked(_ box: inout ConcurrentMapIntake<Input>) {
-    box.isOpen = workers == maxConcurrent && !isOver && !upstreamEnded
-    box.room = room
+  func open(_ intake: inout ConcurrentMapIntake<Input>) {
+    intake.isOpen = workers == maxConcurrent && state == .open
+    intake.room = room
   }
 
   /// How many events a sender may leave in the intake now: none under pressure (until it is

@@ -24,9 +24,11 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   // at a time (`isDelivering`), and `upstream` is written once, under the lock.
   @usableFromInline typealias Machine = ConcurrentMapStateMachine<Input, Output>
 
-  @usableFromInline let state: LockedState<Machine>
-  /// The senders' events on their way to the machine (see ``ConcurrentMapIntake``).
-  @usableFromInline let intake: LockedState<ConcurrentMapIntake<Input>>
+  /// The machine and the workers' task handles; the stage decides under this lock and acts after it.
+  @usableFromInline let state: LockedState<ConcurrentMapStageState<Input, Output>>
+  /// The senders' events on their way to the machine (see ``ConcurrentMapIntake``); its lock is
+  /// taken inside `state`'s, never the other way round.
+  @usableFromInline let intake = LockedState(ConcurrentMapIntake<Input>())
   @usableFromInline let transform: @Sendable (Input) async -> Output
   @usableFromInline let observer: EventObserver<Output>
   /// The stage's gate (its waiting events reached `bufferLimit`), passed upstream.
@@ -49,10 +51,10 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
     observer: EventObserver<Output>,
     transform: @escaping @Sendable (Input) async -> Output
   ) {
-    let intake = LockedState(ConcurrentMapIntake<Input>())
-    self.intake = intake
     state = LockedState(
-      Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: ordered, intake: intake)
+      ConcurrentMapStageState(
+        machine: Machine(maxConcurrent: maxConcurrent, bufferLimit: bufferLimit, ordered: ordered)
+      )
     )
     self.statistics = statistics
     yieldsOnRelease = maxConcurrent >= DispatchTaskExecutor.threads
@@ -67,7 +69,7 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
       with: EventObserver(
         { self.received($0) },
         finished: { self.upstreamEnded() },
-        registered: observer.registered == nil ? nil : { self.state.withLock { $0.registrationEnded() } },
+        registered: observer.registered == nil ? nil : { self.registrationEnded() },
         pressure: gate
       )
     )
@@ -87,17 +89,25 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
       statistics?.recordBuffered(1)
       return
     }
-    guard let statistics else { return perform(state.withLock { $0.eventReceived(input) }) }
+    guard let statistics else {
+      return perform(state.withLock { locked in intake.withLock { locked.machine.received(input, intake: &$0) } })
+    }
     // Whether the event was taken in (not ignored: disposed, ended), read in the same lock.
-    let (actions, queued) = state.withLock { machine -> (Machine.Actions, Bool) in
-      let queued = !machine.isOver && !machine.upstreamEnded
-      return (machine.eventReceived(input), queued)
+    let (actions, queued) = state.withLock { locked -> (Machine.Actions, Bool) in
+      let queued = locked.machine.state == .open
+      return (intake.withLock { locked.machine.received(input, intake: &$0) }, queued)
     }
     if queued { statistics.recordBuffered(1) }
     perform(actions)
   }
 
-  /// Raises or releases the gate, starts the workers (outside the lock).
+  /// The upstream's registration ended (its intake's events are the registration's too).
+  @inlinable
+  func registrationEnded() {
+    state.withLock { locked in intake.withLock { locked.machine.registrationEnded(intake: &$0) } }
+  }
+
+  /// Raises or releases the gate, starts the workers, delivers the end (outside the lock).
   @inlinable
   func perform(_ actions: Machine.Actions) {
     if let raise = actions.pressure {
@@ -109,6 +119,7 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
       }
     }
     for worker in actions.start { start(worker) }
+    if actions.end { deliverEnd() }
   }
 
   @inlinable
@@ -131,21 +142,8 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   // into the machine looks up generic metadata.
   @inlinable
   func work(as worker: Int) async {
-    var releases = false
-    var step = state.withLock { $0.take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases) }
+    var step = take(worker: worker)
     while true {
-      if releases {
-        releases = false
-        gate.release()
-        // The release resumed the waiting senders (their tasks are enqueued now); this worker
-        // holds no event (the step is `.again`). The workers and a sending task share Dispatch's
-        // threads (one per core): when the workers can hold every one, a worker that takes on
-        // keeps its thread until the buffer runs dry, so a sender resumed at `bufferLimit / 2`
-        // would run only then. Yielding, the worker runs again after them (once per
-        // `bufferLimit / 2` events at most). With fewer workers than threads a sender finds a
-        // free one, and a yield would only make this worker wait for a thread to wake.
-        if yieldsOnRelease { await Task.yield() }
-      }
       switch step {
       case .stop:
         return
@@ -153,21 +151,27 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
         return deliverEnd()
       case .pause:
         return pauseForDownstream()
+      case .needsIntake:
+        preconditionFailure("ConcurrentMapStage.work: a step that needs the intake left the lock")
       case .again:
-        step = state.withLock {
-          $0.take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases)
-        }
+        step = take(worker: worker)
+      case .release:
+        gate.release()
+        // The release resumed the waiting senders (their tasks are enqueued now); this worker
+        // holds no event. The workers and a sending task share Dispatch's threads (one per core):
+        // when the workers can hold every one, a worker that takes on keeps its thread until the
+        // buffer runs dry, so a sender resumed at `bufferLimit / 2` would run only then. Yielding, the worker runs again after them (once per
+        // `bufferLimit / 2` events at most). With fewer workers than threads a sender finds a
+        // free one, and a yield would only make this worker wait for a thread to wake.
+        if yieldsOnRelease { await Task.yield() }
+        step = take(worker: worker)
       case .event(let sequence, let input):
         statistics?.recordBuffered(-1)  // taken by this worker: no longer waiting
         let output = await transform(input)
-        var delivery = state.withLock {
-          $0.finished(
-            output,
-            sequence: sequence,
-            worker: worker,
-            downstreamPressured: downstreamPressured,
-            releases: &releases
-          )
+        let pressured = downstreamPressured
+        var delivery = state.withLock { locked in
+          let delivery = locked.machine.finished(output, sequence: sequence, downstreamPressured: pressured)
+          return deliveryLocked(&locked, delivery, worker: worker, downstreamPressured: pressured)
         }
         // Results this worker delivered in this run, added to `deliveredCount` once, at its end.
         var handed = 0
@@ -187,8 +191,10 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
             step = next
           }
           if case .done = delivery { break }
-          delivery = state.withLock {
-            $0.nextDelivery(worker: worker, downstreamPressured: downstreamPressured, releases: &releases)
+          let pressured = downstreamPressured
+          delivery = state.withLock { locked in
+            let delivery = locked.machine.nextDelivery(downstreamPressured: pressured)
+            return deliveryLocked(&locked, delivery, worker: worker, downstreamPressured: pressured)
           }
         }
       }
@@ -207,17 +213,12 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   /// The downstream released its pressure: starts the workers it paused (or delivers the end).
   @inlinable
   func resume() {
-    let (actions, end) = state.withLock { $0.resumed() }
-    perform(actions)
-    if end { deliverEnd() }
+    perform(state.withLock { $0.machine.resumed() })
   }
 
   @inlinable
   func upstreamEnded() {
-    var releases = false
-    let end = state.withLock { $0.endReceived(releases: &releases) }
-    if releases { gate.release() }
-    if end { deliverEnd() }
+    perform(state.withLock { locked in intake.withLock { locked.machine.upstreamEnded(intake: &$0) } })
   }
 
   /// The end, after every result: unless a `dispose()` won, calls `finished`; then lets go of the
@@ -241,7 +242,10 @@ final class ConcurrentMapStage<Input: Sendable, Output: Sendable>: DisposableTyp
   func dispose() {
     // acquiringAndReleasing: one winner; a deliverer that acquires `true` delivers nothing more.
     guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-    let (tasks, releases, waiting) = state.withLock { $0.disposed() }
+    let (tasks, releases, waiting) = state.withLock { locked in
+      let (releases, waiting) = intake.withLock { locked.machine.disposed(intake: &$0) }
+      return (locked.disposed(), releases, waiting)
+    }
     // The waiting events are let go: they leave `bufferedCount`.
     if waiting > 0 { statistics?.recordBuffered(-waiting) }
     if releases { gate.release() }

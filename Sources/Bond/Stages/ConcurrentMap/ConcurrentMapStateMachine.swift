@@ -1,26 +1,43 @@
 /// The decisions of one `map(maxConcurrent:)` / `mapUnordered` / `tryMap` observation: the events
 /// waiting for a worker, the window of events taken and not yet delivered, the results waiting
-/// for an earlier one, the one thread that delivers, the end and the pressure.
+/// for an earlier one, the one worker that delivers, the end and the pressure.
 ///
 /// The window: an event is taken only while fewer than `maxConcurrent` events are taken and not
 /// delivered (running, or finished and waiting for an earlier one), so the results that wait are
 /// at most `maxConcurrent` and never count toward `bufferLimit`; the events waiting for a worker
 /// do, and `.backpressure` applies to them (`bufferLimit` up, `bufferLimit / 2` down).
 ///
-/// The owner keeps it in a `LockedState` and performs the actions it returns after the lock (start
-/// workers, raise or release the gate, deliver, the end). It holds the senders'
-/// ``ConcurrentMapIntake`` (own lock, taken inside the stage's; `ConcurrentMapIntake.swift`).
+/// A pure value (counts, queues, flags: no lock, no task): ``ConcurrentMapStage`` keeps it under
+/// its lock with the workers' task handles, and performs the actions it returns after the lock
+/// (start workers, raise or release the gate, deliver, the end). The senders' ``ConcurrentMapIntake``
+/// is the stage's too: the inputs that need it take it as a parameter (the stage holds its lock,
+/// inside its own); a worker's take, the input of every event, does only when ``take(downstreamPressured:)``
+/// answers ``TakeStep/needsIntake``.
+///
+/// Races that happen are handled: an event, the end of registration or the upstream's end after
+/// `dispose()`, and `dispose()` after the end was decided and before it was delivered. What
+/// cannot happen stops with `preconditionFailure`: the upstream ending twice, a result with no transform running, a delivery step with no deliverer, a worker ending
+/// when none lives.
 @usableFromInline
 struct ConcurrentMapStateMachine<Input, Output> {
+  @usableFromInline
+  enum State: Equatable {
+    /// Taking events.
+    case open
+    /// The upstream has ended: the events received are taken and delivered, then the end.
+    case upstreamEnded
+    /// Over (the end is delivered, or disposed): nothing more is taken or delivered.
+    case over
+  }
+
   @usableFromInline let maxConcurrent: Int
   @usableFromInline let bufferLimit: Int
   /// Results in the order of their events (`map`, `tryMap`), else as they complete.
   @usableFromInline let ordered: Bool
 
+  @usableFromInline var state = State.open
   /// Events received and not yet taken, oldest first (the next one taken is number `taken`).
   @usableFromInline var waiting = WorkQueue<Input>()
-  /// The senders' events not yet moved into `waiting`.
-  @usableFromInline let intake: LockedState<ConcurrentMapIntake<Input>>
   /// Sequence numbers: of the next event taken and delivered.
   @usableFromInline var taken = 0
   @usableFromInline var delivered = 0
@@ -28,45 +45,43 @@ struct ConcurrentMapStateMachine<Input, Output> {
   /// completion (unordered).
   @usableFromInline var slots: [Output?]
   @usableFromInline var completed = WorkQueue<Output>()
-  /// Live worker tasks (of which `running` are running a transform), and their handles (to cancel
-  /// them at `dispose()`).
+  /// Live workers (of which `running` are running a transform), and the id of the next one.
   @usableFromInline var workers = 0
   @usableFromInline var running = 0
-  @usableFromInline var tasks: [Int: Task<Void, Never>] = [:]
-  /// Workers that ended before their handle was kept.
-  @usableFromInline var endedWorkers: Set<Int> = []
   @usableFromInline var nextWorkerID = 0
-  /// A thread is delivering results (one at a time: it delivers what others finished too).
+  /// A worker is delivering results (one at a time: it delivers what others finished too).
   @usableFromInline var isDelivering = false
   /// `registered` is due once this many results are delivered (the events of the registration).
   @usableFromInline var registeredAfter: Int?
-  @usableFromInline var upstreamEnded = false
-  @usableFromInline var isOver = false
   @usableFromInline var underPressure = false
   /// The intake's events (after `waiting`'s), known while under pressure (no fast path then).
   @usableFromInline var pressuredIntake = 0
 
   @inlinable
-  init(maxConcurrent: Int, bufferLimit: Int, ordered: Bool, intake: LockedState<ConcurrentMapIntake<Input>>) {
+  init(maxConcurrent: Int, bufferLimit: Int, ordered: Bool) {
     self.maxConcurrent = maxConcurrent
     self.bufferLimit = bufferLimit
     self.ordered = ordered
-    self.intake = intake
     slots = Array(repeating: nil, count: ordered ? maxConcurrent : 0)
   }
+
+  @inlinable
+  var isOver: Bool { state == .over }
 
   /// Events that entered the machine (taken, or waiting in `waiting`); the next one's number.
   @inlinable
   var received: Int { taken + waiting.count }
 
-  /// What the caller performs after the lock.
+  /// What the stage performs after the lock, in this order.
   @usableFromInline
-  struct Actions {
-    /// Worker ids to start (one task each).
-    @usableFromInline var start: [Int] = []
+  struct Actions: Equatable {
     /// Raise (`true`) or release (`false`) the stage's gate.
     @usableFromInline var pressure: Bool?
-    @inlinable init() {}
+    /// Ids of the workers to start (one task each).
+    @usableFromInline var start: Range<Int> = 0..<0
+    /// Deliver the end (every result is delivered and the upstream has ended).
+    @usableFromInline var end = false
+    @inlinable init(pressure: Bool? = nil) { self.pressure = pressure }
   }
 
   /// Workers to start: one per event that can be taken now and that no idle worker (one about to
@@ -78,127 +93,56 @@ struct ConcurrentMapStateMachine<Input, Output> {
     let idle = workers - running
     let count = Swift.min(maxConcurrent - workers, takeable - idle)
     guard count > 0 else { return }
-    for _ in 0..<count {
-      actions.start.append(nextWorkerID)
-      nextWorkerID += 1
-    }
+    actions.start = nextWorkerID..<nextWorkerID + count
+    nextWorkerID += count
     workers += count
   }
 
   /// An event arrived that the intake did not take (the slow path): it goes behind the intake's
   /// events (into the intake when it holds some: they stay there, for a worker to take in one go);
-  /// then the pressure, the workers to start, and the intake opened or closed for the next sender
-  /// (one critical section of the intake's lock inside the stage's).
+  /// then the pressure, the workers to start, and the intake opened or closed for the next sender.
+  /// Ignored after the upstream's end (disposed: sent before the upstream was).
   @inlinable
-  mutating func eventReceived(_ input: Input) -> Actions {
+  mutating func received(_ input: Input, intake: inout ConcurrentMapIntake<Input>) -> Actions {
     var actions = Actions()
-    guard !isOver, !upstreamEnded else { return actions }
-    intake.withLock { box in
-      if box.events.isEmpty { waiting.push(input) } else { box.events.push(input) }
-      if !underPressure && waiting.count + box.events.count >= bufferLimit {
-        underPressure = true
-        actions.pressure = true
-      }
-      pressuredIntake = box.events.count
-      workersToStart(&actions)
-      openLocked(&box)
+    guard state == .open else { return actions }
+    if intake.events.isEmpty { waiting.push(input) } else { intake.events.push(input) }
+    if !underPressure && waiting.count + intake.events.count >= bufferLimit {
+      underPressure = true
+      actions.pressure = true
     }
+    pressuredIntake = intake.events.count
+    workersToStart(&actions)
+    open(&intake)
     return actions
   }
 
   /// The upstream's registration ended: `registered` is due after the results of the events so far
-  /// (the intake's included).
+  /// (the intake's included). No action: the deliverer calls it in its place among the results.
   @inlinable
-  mutating func registrationEnded() {
-    if !isOver { refill() }
+  mutating func registrationEnded(intake: inout ConcurrentMapIntake<Input>) {
+    if !isOver { refill(&intake) }
     registeredAfter = received
   }
 
-  @usableFromInline
-  enum TakeStep {
-    /// Run the transform on this event.
-    case event(sequence: Int, input: Input)
-    /// Nothing may be taken now: the worker ends.
-    case stop
-    /// The worker ends, and it was the last: every result is delivered and the upstream has
-    /// ended, so it delivers the end.
-    case end
-    /// The worker ends because the stage downstream is under pressure: it asks to be woken on
-    /// the release (and resumes the stage itself if the release came first).
-    case pause
-    /// Take again once the actions returned with this step are performed (workers started, the
-    /// gate released).
-    case again
-  }
-
-  /// A worker asks for its next event; with `releases`, the gate must be released (the waiting
-  /// events went down to the low watermark).
+  /// The downstream released its pressure: the workers to start, or the end when it is due now.
   @inlinable
-  mutating func take(worker: Int, downstreamPressured: Bool = false, releases: inout Bool) -> TakeStep {
-    // The intake's events, once the waiting ones are taken; an empty intake closes in the same
-    // critical section, since this worker ends (no event can be left there unseen).
-    if waiting.isEmpty && !isOver { refillOrClose() }
-    if downstreamPressured && !isOver && !waiting.isEmpty {
-      workerEnded(worker)
-      return .pause
-    }
-    guard !isOver, !waiting.isEmpty, taken - delivered < maxConcurrent else {
-      workerEnded(worker)
-      return endIsDue() ? .end : .stop
-    }
-    if underPressure && waiting.count + pressuredIntake - 1 <= bufferLimit / 2 {
-      // This take brings the waiting events down to bufferLimit / 2: the release first, then the
-      // take (`.again`). Waking the senders costs this worker microseconds; an event taken before
-      // would start after them, finish after a later one another worker takes meanwhile, and
-      // stop that worker at the full window. (Under pressure every event went through the
-      // machine: the intake is empty; its room grows.)
-      underPressure = false
-      releases = true
-      intake.withLock { openLocked(&$0) }
-      return .again
-    }
-    let input = waiting.pop().unsafelyUnwrapped
-    let sequence = taken
-    taken += 1
-    running += 1
-    return .event(sequence: sequence, input: input)
-  }
-
-  /// After the downstream's release: the workers to start, and whether the end is due now.
-  @inlinable
-  mutating func resumed() -> (actions: Actions, end: Bool) {
+  mutating func resumed() -> Actions {
     var actions = Actions()
     workersToStart(&actions)
-    return (actions, actions.start.isEmpty && endIsDue())
+    actions.end = actions.start.isEmpty && endIsDue()
+    return actions
   }
 
   /// Whether the end is due now (nothing waits, runs or is being delivered, and the upstream has
   /// ended); if so the stage is over from now on.
   @inlinable
   mutating func endIsDue() -> Bool {
-    guard !isOver, upstreamEnded, waiting.isEmpty, taken == delivered, workers == 0, !isDelivering else {
+    guard state == .upstreamEnded, waiting.isEmpty, taken == delivered, workers == 0, !isDelivering else {
       return false
     }
-    isOver = true
+    state = .over
     return true
-  }
-
-  /// A worker ends (no event to take, or the stage is over).
-  @inlinable
-  mutating func workerEnded(_ worker: Int) {
-    workers -= 1
-    closeIntake()
-    // Its handle, if kept already; else remembered, so that it is not kept later.
-    if tasks.removeValue(forKey: worker) == nil { endedWorkers.insert(worker) }
-  }
-
-  /// Keeps a worker's task handle; returns `true` when the stage is over already (cancel it).
-  @inlinable
-  mutating func started(_ task: Task<Void, Never>, worker: Int) -> Bool {
-    if isOver { return true }
-    // A worker that already ended (it found nothing to take) has nothing to cancel.
-    if endedWorkers.remove(worker) == nil { tasks[worker] = task }
-    return false
   }
 
   @usableFromInline
@@ -210,35 +154,33 @@ struct ConcurrentMapStateMachine<Input, Output> {
     case done(Actions, next: TakeStep)
   }
 
-  /// A worker finished the event `sequence`: stores the result; if nobody is delivering, this
-  /// worker becomes the deliverer and gets its first delivery step, else it takes its next event
-  /// (one critical section either way).
+  /// A worker's transform returned `output` for the event `sequence`: stores the result; if nobody
+  /// is delivering, this worker becomes the deliverer and gets its first delivery step, else it
+  /// takes its next event (on the fast path: the stage resolves ``TakeStep/needsIntake``).
   @inlinable
-  mutating func finished(
-    _ output: Output,
-    sequence: Int,
-    worker: Int,
-    downstreamPressured: Bool,
-    releases: inout Bool
-  ) -> DeliveryStep {
+  mutating func finished(_ output: Output, sequence: Int, downstreamPressured: Bool) -> DeliveryStep {
+    guard running > 0 else {
+      preconditionFailure("ConcurrentMapStateMachine.finished: a result, and no transform runs")
+    }
     running -= 1
     if !isOver {
       if ordered { slots[sequence % maxConcurrent] = output } else { completed.push(output) }
       if !isDelivering {
         isDelivering = true
-        return nextDelivery(worker: worker, downstreamPressured: downstreamPressured, releases: &releases)
+        return nextDelivery(downstreamPressured: downstreamPressured)
       }
     }
-    return .done(Actions(), next: take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases))
+    return .done(Actions(), next: take(downstreamPressured: downstreamPressured))
   }
 
-  /// The deliverer's next step: the next ready result, or (nothing ready) the end of its
-  /// delivering role and its next event.
+  /// The deliverer delivered its last step and asks for the next: the next ready result, or
+  /// (nothing ready) the end of its delivering role and its next event.
   @inlinable
-  mutating func nextDelivery(worker: Int, downstreamPressured: Bool, releases: inout Bool) -> DeliveryStep {
+  mutating func nextDelivery(downstreamPressured: Bool) -> DeliveryStep {
+    guard isDelivering else { preconditionFailure("ConcurrentMapStateMachine.nextDelivery: no worker is delivering") }
     guard !isOver else {
-      isDelivering = false
-      return .done(Actions(), next: take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases))
+      isDelivering = false  // disposed meanwhile: the results are gone
+      return .done(Actions(), next: take(downstreamPressured: downstreamPressured))
     }
     if let after = registeredAfter, after == delivered {
       registeredAfter = nil
@@ -264,37 +206,39 @@ struct ConcurrentMapStateMachine<Input, Output> {
     // wake: microseconds), finish after the later event the new worker takes, and stop that one
     // at the full window: a restart that causes the next.
     if !actions.start.isEmpty { return .done(actions, next: .again) }
-    return .done(actions, next: take(worker: worker, downstreamPressured: downstreamPressured, releases: &releases))
+    return .done(actions, next: take(downstreamPressured: downstreamPressured))
   }
 
-  /// The upstream ended: returns whether the end is due at once (nothing waits or runs).
+  /// The upstream ended: releases the pressure (nothing more can come from the producers it held
+  /// back), and the end when it is due at once (nothing waits or runs). Ignored once disposed.
   @inlinable
-  mutating func endReceived(releases: inout Bool) -> Bool {
-    guard !isOver, !upstreamEnded else { return false }
-    upstreamEnded = true
-    // The intake's events are the last ones; a later event goes to the machine, which ignores it.
-    closeIntake()
-    // Nothing more can come from the producers it held back.
-    if underPressure {
-      underPressure = false
-      releases = true
+  mutating func upstreamEnded(intake: inout ConcurrentMapIntake<Input>) -> Actions {
+    switch state {
+    case .open: break
+    case .upstreamEnded: preconditionFailure("ConcurrentMapStateMachine.upstreamEnded: the upstream ended twice")
+    case .over: return Actions()  // disposed first
     }
-    return endIsDue()
+    state = .upstreamEnded
+    // The intake's events are the last ones; a later event goes to the machine, which ignores it.
+    close(&intake)
+    var actions = Actions(pressure: underPressure ? false : nil)
+    underPressure = false
+    actions.end = endIsDue()
+    return actions
   }
 
-  /// Disposed: forgets the waiting events (the intake's too, closing it) and results; returns the
-  /// tasks to cancel, whether the gate must be released, and how many events were waiting.
+  /// Disposed: forgets the waiting events (the intake's too, closing it) and results; returns
+  /// whether the gate must be released, and how many events were waiting. (It may follow the
+  /// end's decision, before the end was delivered: `dispose()` raced it.)
   @inlinable
-  mutating func disposed() -> (tasks: [Task<Void, Never>], releases: Bool, waiting: Int) {
+  mutating func disposed(intake: inout ConcurrentMapIntake<Input>) -> (releases: Bool, waiting: Int) {
     let releases = underPressure
     underPressure = false
-    isOver = true
-    let waitingCount = waiting.count + emptyIntake()
+    state = .over
+    let waitingCount = waiting.count + empty(&intake)
     waiting = WorkQueue()
     completed = WorkQueue()
     for index in slots.indices { slots[index] = nil }
-    let running = Array(tasks.values)
-    tasks = [:]
-    return (running, releases, waitingCount)
+    return (releases, waitingCount)
   }
 }
