@@ -48,7 +48,7 @@ extension EventProducer where Event: Sendable {
         guard waiter.suspend(continuation) else { return }
         let total = count + 1
         let sender = currentThreadID()
-        pending.withLock { pending in
+        withPending { pending in
           push(&pending.queue, sender)
           pending.queue.push(SentWork(.resume(waiter), sender: sender))
         }

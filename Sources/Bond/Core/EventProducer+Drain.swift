@@ -92,7 +92,7 @@ extension EventProducer: RightsDrainer {
   @inlinable
   func submitContended(_ work: Work, budget: Int = drainHandOffLimit) {
     let sender = currentThreadID()
-    pending.withLock { $0.queue.push(SentWork(work, sender: sender)) }
+    withPending { $0.queue.push(SentWork(work, sender: sender)) }
     if rights.counted(1) {
       if case .purge = work { purgeDraining() }  // the queued `.purge` then finds nothing to do
       drainQueued(missed: 1, budget: budget)
@@ -124,7 +124,7 @@ extension EventProducer: RightsDrainer {
 
   @inlinable
   func refillDraining() {
-    if batch.isEmpty { pending.withLock { swap(&$0.queue, &batch) } }
+    if batch.isEmpty { withPending { swap(&$0.queue, &batch) } }
   }
 
   @inlinable

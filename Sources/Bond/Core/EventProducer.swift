@@ -93,17 +93,22 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
 
   /// Work sent while another thread (or a reentrant call) holds the delivery rights, and the
   /// lifecycle (``withLifecycle(_:)``), under one lock, made on first use (see `pendingStorage`).
+  /// Runs `body` under its lock.
   @inlinable
-  var pending: LockedState<Pending> {
+  func withPending<Result>(_ body: (inout Pending) throws -> Result) rethrows -> Result {
     // acquiring (the slot's load): sees the storage initialized by the thread that made it.
-    if let storage = pendingStorage.load() { return LockedState(storage: storage) }
-    return LockedState(storage: pendingStorage.storeIfNil(LockStorage.make(Pending())))
+    // Unretained: the slot holds the storage for the producer's life, and `self` is alive here. A
+    // retain and a release would be two more read-modify-writes on the storage's first cache line,
+    // the one that the queue and the lock are on, which contended senders and the holder share (S10).
+    let storage =
+      pendingStorage.loadUnmanaged() ?? Unmanaged.passUnretained(pendingStorage.storeIfNil(LockStorage.make(Pending())))
+    return try storage._withUnsafeGuaranteedRef { try $0.withLock(body) }
   }
 
   /// Runs `body` on the lifecycle state, under the pending state's lock (never nested in it).
   @inlinable
   func withLifecycle<Result>(_ body: (inout Lifecycle) -> Result) -> Result {
-    pending.withLock { body(&$0.lifecycle) }
+    withPending { body(&$0.lifecycle) }
   }
 
   @usableFromInline

@@ -244,6 +244,14 @@ struct LazyObjectSlot<Object: AnyObject>: ~Copyable, @unchecked Sendable {
     storage.load(ordering: .acquiring)?.takeUnretainedValue()
   }
 
+  /// The object, if one was stored, unretained: for a caller that keeps the slot's owner alive
+  /// while it uses it (the slot holds the object until the owner's end).
+  @inlinable
+  func loadUnmanaged() -> Unmanaged<Object>? {
+    // acquiring: pairs with storeIfNil's exchange; the object is seen fully initialized.
+    storage.load(ordering: .acquiring)
+  }
+
   /// Stores `object` if none is stored yet; returns the stored one (`object`, or the one that
   /// another thread stored first).
   @inlinable

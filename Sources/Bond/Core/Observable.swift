@@ -71,7 +71,7 @@ extension EventProducer {
   /// The latest value sent through ``nextKeepingLatest(_:)``.
   @usableFromInline
   var latest: Event {
-    pending.withLock { $0.latest! }
+    withPending { $0.latest! }
   }
 
   /// `next`, recording the event as the latest value in the same critical section that orders it,
@@ -84,7 +84,7 @@ extension EventProducer {
   @inlinable
   func nextKeepingLatest(_ event: Event) {
     let sender = currentThreadID()
-    let role = pending.withLock { state -> SubmitRole in
+    let role = withPending { state -> SubmitRole in
       state.latest = event
       if rights.takeIfIdle() { return .deliverNow }
       state.queue.push(SentWork(.event(event), sender: sender))
