@@ -1,33 +1,35 @@
 /*
- * Drain.pml: a Promela model of Bond's one serializer, `DeliveryRights` (its count `wip` here),
- * the pending queue, the drainer's loop with its bounded budget and hand-off to a worker, and
- * disposal, checked with spin by Verification/check-model (see Verification/README.md).
- * Every owner of the rights runs this protocol: `EventProducer` (and through it `Observable`, the
- * inbox's direct path, `send(contentsOf:)`, `flush()`) and `ObservableArray`'s hand-off; the model
- * is a producer's.
+ * Drain.pml: a Promela model of Bond's one serializer, `DeliveryRights` (Core/DeliveryRights.swift:
+ * the count, its vacancy flag, the drain loop with its bounded budget, leaving the rights vacant
+ * and the worker that claims them), as an `EventProducer` uses it (the pending queue, the batch,
+ * disposal), checked with spin by Verification/check-model (see Verification/README.md).
+ * `ObservableArray`'s hand-off runs the same type and loop over its outbox (not modelled apart; its
+ * senders count under its lock with `takeOrCountLocked` and never claim a vacancy: its worker does).
  *
- * SOURCE MAP (Sources/Bond/Core/):
+ * SOURCE MAP (Sources/Bond/Core/)
  *   model step                         Swift (file:function)
- *   next(p, e)                         EventProducer.swift:next
- *     CAS_WIP fast path                  rights.takeIfIdle() (compareExchange 0 -> 1); deliverDraining; finishDraining(accounted: 1, budget: limit)
- *     else submitContended(W_EVENT)      push; rights.counted(1) (wrappingAdd(1).oldValue == 0) -> rights.drain(missed: 1, budget: limit)
+ *   next(p, e)                         EventProducer.swift:next -> EventProducer+Drain.swift:submit
+ *     CAS_WIP fast path                  withRightsIfIdle: rights.takeIfIdle() (compareExchange 0 -> 1); deliverDraining; finishDraining(accounted: 1, budget: limit)
+ *     else submitContended(W_EVENT)      push; rights.counted(1) -> drain(missed: 1 or 0, budget: limit)
  *   (finish() is next's shape with the end: not modelled separately, see README)
  *   observe(p, o)                      EventProducer+Drain.swift:register
  *     CAS_WIP fast path                  takeIfIdle; registerDraining(box); finishDraining(accounted: 1, budget: 0)
- *     else submitContended(W_REGISTER)   push; counted(1) -> drain(missed: 1, budget: 0)
+ *     else submitContended(W_REGISTER)   push; counted(1); took -> drain(budget: 0)
  *   submitContended(p, kind, arg)      EventProducer+Drain.swift:submitContended
- *     push under the lock                pending.withLock { push }
- *     old = wip++ ; old == 0 -> drain    rights.counted(1); (.purge: purgeDraining()); rights.drain(missed: 1, budget:)
- *   finishDraining(p)                  EventProducer+Drain.swift:finishDraining(accounted:budget:)
- *     m = wip -= accounted               rights.giveBack(accounted); 0 -> return; rights.drain(missed: m, budget:)
+ *     push under the lock                withPending { push }
+ *     old = count++                      DeliveryRights.counted: wrappingAdd(1).oldValue: 0 -> took (missed 1);
+ *                                        flag set -> claimVacant() (missed 0); (.purge: purgeDraining()); drain
+ *   finishDraining(p)                  EventProducer+Drain.swift:finishDraining -> DeliveryRights.giveBack
+ *     m = count -= accounted             wrappingSubtract(accounted).newValue; 0 -> return; drain(missed: m, budget:)
  *   drainQueued(p)                     DeliveryRights.swift:drain(_:missed:budget:)
- *     swap if the batch is empty         drainer.refillDraining(): if batch.isEmpty { pending.withLock { swap(&$0.queue, &batch) } }
- *     budget 0 -> handOff                while let sender = nextSenderDraining() { if budget == 0 { handOff; return }; budget -= 1; performNextDraining() }
+ *     swap if the batch is empty         refillDraining: if batch.isEmpty { withPending { swap(&$0.queue, &batch) } }
+ *     budget 0 -> leaveVacant            while let sender = nextSenderDraining() { if budget == 0 { leaveVacant; return }; budget -= 1; performNextDraining() }
  *     purgeRequested -> purgeDraining    performNextDraining: if purgeRequested.load() { purgeDraining() } after each item
- *     m = wip -= m                       missed = giveBack(missed); 0 -> return; else loop
- *   handOff(p)                         DeliveryRights.swift:handOff(_:missed:)
- *     hand[p] ! m, Worker(p)             one dispatch to a global queue running drainAsWorker(missed:): drain(missed:, budget: .max);
- *                                        the rights (count > 0) and the batch's leftovers pass to the worker
+ *     m = count -= m                     missed = giveBack(missed); 0 -> return; else loop
+ *   leaveVacant(p)                     DeliveryRights.swift:leaveVacant
+ *     vacant = 1, dispatched = 1         count.bitwiseOr(vacant); workerDispatched.exchange(true) false -> one dispatch
+ *   CLAIM(p)                           DeliveryRights.swift:claimVacant: count.bitwiseAnd(~vacant), the flag seen -> holder
+ *   Worker(p)                          DeliveryRights.swift:drainAsWorker: workerDispatched.store(false); claimVacant(); drain(missed: 0, budget: limit)
  *   deliverDraining(p, e), DELIVER     EventProducer+Drain.swift:deliverDraining
  *     replay append                      replay.append; flag load then call: if !disposed.load() { handler(event) }
  *   registerDraining(p, o)             EventProducer+Drain.swift:registerDraining
@@ -39,7 +41,7 @@
  *     CAS_WIP -> purge, finish           compareExchange; purgeDraining; finishDraining(accounted: 1, budget: 0)
  *     else request + queue               purgeRequested.store(true); submitContended(.purge) (budget 0)
  *   NO_HANDOFF (main at 213df13, before the bounded work): finishDraining(accounted:) and
- *     performPendingDraining drain until wip is 0, whoever the caller: every budget is infinite.
+ *     performPendingDraining drain until the count is 0, whoever the caller: every budget is infinite.
  *   OLD_DISPOSE (main at 820a1cc, before disposal stopped waiting; implies NO_HANDOFF), EventProducer+Drain.swift:
  *     drainer[p] = tid / = 0             45, 59, 74 drainer.store(currentThreadID()); 71 drainer.store(0)
  *     ticket, purgesDone                 168 purgesRequested.add(1); 158-160 purgesDone.store(ticket)
@@ -55,9 +57,10 @@
  * by its thread, which waits for it to return: a call made by an observer's closure from inside a
  * delivery is a nested `Op` with the same `tid`, so the model has a real call stack on each thread
  * (reentrant `next`, `dispose` from inside a delivery of this producer or of another one).
- * A hand-off's worker is the process `Worker(p)` (one per producer, its own thread id WTID(p)): it
- * waits on the channel `hand[p]` (the dispatch) and runs drainQueued with an infinite budget. The
- * rights are exclusive, so at most one hand-off per producer is in flight (asserted).
+ * The worker that leaveVacant dispatches is the process `Worker(p)` (one per producer, its own
+ * thread id WTID(p)): it waits for `dispatched[p]`, claims the rights if they are still vacant (a
+ * sender may have claimed them first) and drains with the budget LIMIT, leaving them vacant again
+ * when it runs out.
  * Flood scenarios (FLOOD) add a process `Flood` that calls next(FLOODEV) on producer FLOODP for
  * ever; its events carry no ghost position (every flood event is the same value, so the state space
  * stays finite).
@@ -73,7 +76,7 @@
  *   -DLIMIT=n      the drain's budget for next (Swift: 1,024; here 2 by default)
  *   -DBOUND        assert the bounded-work property: each call performs at most LIMIT (next) or 0
  *                  (observe, dispose) queued work items, in at most LIMIT + 2 drain laps
- *   -DNO_HANDOFF   the drain before the bounded work: every budget infinite, no hand-off
+ *   -DNO_HANDOFF   the drain before the bounded work: every budget infinite, never vacant
  *   -DOLD_DISPOSE  the dispose before it stopped waiting: after queueing the purge, a thread that is not this
  *                  producer's drainer spins (sched_yield) until the purge was executed.
  */
@@ -87,7 +90,7 @@
 #ifndef LAPSLACK
 #define LAPSLACK 3
 #endif
-#define INF 255   /* an infinite budget (the worker's, and every budget under NO_HANDOFF) */
+#define INF 255   /* an infinite budget (every budget under NO_HANDOFF), or a worker's bound (none) */
 #ifdef OLD_DISPOSE
 #define NO_HANDOFF
 #endif
@@ -286,10 +289,11 @@
 #define ISFLOOD(e) (e == FLOODEV)
 
 /* ------------------------------------------------------------------ the producers' state ---- */
-byte wip[NPROD];                               /* EventProducer.wip */
+byte wip[NPROD];                               /* DeliveryRights.count, without the vacancy flag */
+bool vacant[NPROD];                            /* DeliveryRights.count's vacancy flag */
 chan pend[NPROD] = [QSIZE] of { byte, byte };  /* EventProducer.pending.queue: (kind, arg) */
 chan batch[NPROD] = [QSIZE] of { byte, byte }; /* EventProducer.batch (drainer-owned) */
-chan hand[NPROD] = [1] of { byte };            /* handOff's dispatch to p's worker: missed */
+bool dispatched[NPROD];                        /* leaveVacant's dispatch to p's worker, not yet started */
 bool inList[NOBS];                        /* o is in EventProducer.observers (drainer-owned) */
 byte replayEv[NPROD];                     /* EventProducer.replay (replayLength 1); 0: empty */
 #ifdef OLD_DISPOSE
@@ -319,7 +323,7 @@ byte mustGet[NEV + 1];        /* observers (bit mask) whose observe() returned b
 byte sender[NEV + 1];         /* thread that sent e */
 byte sendSeq[NEV + 1];        /* e's rank among the sends of its thread */
 byte sends[NTIDS + 1];
-byte workersBusy;             /* hand-offs not yet brought back to wip 0 by their worker */
+byte workersBusy;             /* vacancies not yet claimed, and the worker's drains not yet returned */
 #ifdef FLOOD
 byte nfWork;                  /* non-flood work items queued or being performed, and nested calls running */
 #define NF_INC(kind, arg) if :: !(kind == W_EVENT && ISFLOOD(arg)) -> nfWork++ :: else -> skip fi
@@ -347,7 +351,7 @@ hidden byte scrA[12];
 #define END_CALL bud = 0
 #endif
 
-/* The delivery rights change hands only through wip and handOff (ghost check of mutual exclusion). */
+/* The delivery rights change hands only through the count and its vacancy (ghost check of mutual exclusion). */
 #define TAKE_RIGHTS(p) assert(holder[p] == 0); holder[p] = tid
 #define HOLDS(p) assert(holder[p] == tid)
 
@@ -466,22 +470,29 @@ inline purgeDraining(p) {
   }
 }
 
-/* handOff(missed): one dispatch to p's worker; the rights (wip > 0) and the batch's leftovers
- * pass to it, and the caller returns. */
-inline handOff(p) {
+/* leaveVacant(drainer): the holder sets the vacancy flag (count.bitwiseOr(vacant)), the batch's
+ * leftovers in place, and dispatches a worker unless one is dispatched and not started
+ * (`workerDispatched`, here `dispatched[p]`): that one starts after the vacancy and claims it.
+ * The flag and the dispatch are one step here, and so are the worker's start and its claim: the
+ * only thread that reads `workerDispatched` is the worker, whose start only enables its claim, so
+ * the interleavings between the two steps of either pair add a failed claim at most (a dispatch
+ * that comes too late finds the rights claimed), never a vacancy without a worker to come. */
+inline leaveVacant(p) {
   atomic {
-    HOLDS(p);
-    assert(len(hand[p]) == 0);              /* at most one hand-off in flight per producer */
-    holder[p] = WTID(p); workersBusy++;
-    hand[p] ! m
+    HOLDS(p); holder[p] = 0; vacant[p] = 1; workersBusy++;  /* count.bitwiseOr(vacant) */
+    dispatched[p] = 1        /* workerDispatched.exchange(true): false -> dispatch (else one is coming) */
   }
 }
+
+/* claimVacant(): count.bitwiseAnd(~vacant); the caller that saw the flag holds the rights, and
+ * drains from missed 0 (the batch's leftovers first, then the pending queue). */
+#define CLAIM(p) if :: vacant[p] -> vacant[p] = 0; cas = 1; TAKE_RIGHTS(p); workersBusy-- :: else -> cas = 0 fi
 
 /* drainQueued(missed: m, budget: bud). The batch is drainer-owned (only the holder reads or writes
  * it), so its emptiness test is merged with the step that follows it. */
 inline drainQueued(p) {
   do
-  :: atomic {                               /* if batch.isEmpty { pending.withLock { swap } } */
+  :: atomic {                               /* if batch.isEmpty { withPending { swap } } */
        COUNT_LAP;
        HOLDS(p);
        if
@@ -494,8 +505,8 @@ inline drainQueued(p) {
        fi
      };
      do
-     :: atomic {                            /* budget spent: hand the rest to a worker, return */
-          len(batch[p]) > 0 && bud == 0 -> handOff(p); m = 0
+     :: atomic {                            /* budget spent: leave the rights vacant, return */
+          len(batch[p]) > 0 && bud == 0 -> leaveVacant(p); m = 0
         };
         break
      :: atomic {                            /* budget -= 1; batch.pop() */
@@ -519,17 +530,14 @@ inline drainQueued(p) {
 #ifdef OLD_DISPOSE
         drainer[p] = 0;
 #endif
-        atomic {                            /* missed = wip.wrappingSubtract(missed).newValue */
+        atomic {                            /* missed = count.wrappingSubtract(missed).newValue */
           wip[p] = wip[p] - m; m = wip[p];
-          if
-          :: m == 0 -> holder[p] = 0; if :: tid == WTID(p) -> workersBusy-- :: else -> skip fi
-          :: else -> skip
-          fi
+          if :: m == 0 -> holder[p] = 0 :: else -> skip fi
         };
         break
      od;
      if
-     :: m == 0 -> break                     /* returned, or handed off */
+     :: m == 0 -> break                     /* returned, or left the rights vacant */
      :: else ->
 #ifdef OLD_DISPOSE
         drainer[p] = tid
@@ -561,16 +569,22 @@ inline finishDraining(p) {
 
 /* submitContended(work): push, add; the rights were free: drainQueued(missed: 1, budget: bud) */
 inline submitContended(p, wkind, warg) {
-  atomic {                                  /* pending.withLock { push(work) } */
+  atomic {                                  /* withPending { push(work) } */
     (!(wkind == W_EVENT && ISFLOOD(warg)) || len(pend[p]) < FLOODCAP) ->
     assert(len(pend[p]) < QSIZE);
     pend[p] ! wkind, warg;
     NF_INC(wkind, warg)
   };
-  atomic {                                  /* wip.wrappingAdd(1).oldValue == 0 */
-    old = wip[p]; wip[p]++;
-    if :: old == 0 -> TAKE_RIGHTS(p) :: else -> skip fi
+  atomic {                                  /* counted(1): count.wrappingAdd(1) */
+    old = wip[p] + vacant[p] * 128; wip[p]++;
+    if :: old == 0 -> TAKE_RIGHTS(p); m = 1 :: else -> skip fi
   };
+  if
+  :: old >= 128 ->                          /* the flag was set: claimVacant() */
+     atomic { CLAIM(p); if :: cas -> m = 0; old = 0 :: else -> skip fi };
+     cas = 0
+  :: else -> skip
+  fi;
   if
   :: old == 0 ->
 #ifdef OLD_DISPOSE
@@ -578,14 +592,14 @@ inline submitContended(p, wkind, warg) {
 #else
      if :: wkind == W_PURGE -> purgeDraining(p) :: else -> skip fi;
 #endif
-     old = 0; m = 1;
+     old = 0;
      drainQueued(p)
   :: else -> old = 0
   fi
 }
 
-/* wip.compareExchange(expected: 0, desired: 1) */
-#define CAS_WIP(p) if :: wip[p] == 0 -> wip[p] = 1; cas = 1; TAKE_RIGHTS(p) :: else -> cas = 0 fi
+/* takeIfIdle(): count.compareExchange(expected: 0, desired: 1) (a vacancy makes the count non-zero) */
+#define CAS_WIP(p) if :: wip[p] == 0 && !vacant[p] -> wip[p] = 1; cas = 1; TAKE_RIGHTS(p) :: else -> cas = 0 fi
 
 /* EventProducer.next(event) */
 inline next(p, e) {
@@ -712,15 +726,20 @@ proctype Thread(byte tid) {
   atomic { pc = 0; kind = 0; arg = 0; threadsDone++ }
 }
 
-/* The worker a hand-off dispatches (a global queue's thread): drainQueued(missed:, budget: .max).
- * The batch's leftovers are performed first (drainQueued swaps only when the batch is empty). */
+/* The worker leaveVacant dispatches (a global queue's thread): drainAsWorker(), that is
+ * claimVacant(), and if it got the rights, drain(missed: 0, budget: LIMIT), leaving them vacant
+ * again after LIMIT items (a worker sends nothing itself: every item is another thread's). */
 proctype Worker(byte p; byte tid) {
   CALL_LOCALS;
 end_idle:
   do
-  :: atomic { hand[p] ? m -> HOLDS(p); bud = INF; SET_LIM(INF) };
-     drainQueued(p);                        /* its last step (wip back to 0) counts workersBusy down */
-     bud = 0
+  :: atomic {                 /* it starts: workerDispatched.store(false); claimVacant() */
+       dispatched[p] -> dispatched[p] = 0; CLAIM(p); if :: cas -> workersBusy++ :: else -> skip fi
+     };
+     if
+     :: cas -> atomic { cas = 0; m = 0; bud = BUDGET(LIMIT); SET_LIM(INF) }; drainQueued(p); atomic { workersBusy--; bud = 0 }
+     :: else -> skip
+     fi
   od
 }
 
@@ -775,7 +794,7 @@ init {
 #ifdef FLOOD
        assert(ndel[p] == nsent[p]); p++
 #else
-       assert(wip[p] == 0 && holder[p] == 0 && empty(pend[p]) && empty(batch[p]) && ndel[p] == nsent[p]); p++
+       assert(wip[p] == 0 && !vacant[p] && holder[p] == 0 && empty(pend[p]) && empty(batch[p]) && ndel[p] == nsent[p]); p++
 #endif
     :: else -> break
     od;

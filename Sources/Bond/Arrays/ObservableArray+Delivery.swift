@@ -197,8 +197,7 @@ extension ObservableArray: RightsDrainer {
   }
 
   @usableFromInline
-  func drainAsWorker(missed: Int) {
-    handOffRights.took()
-    drainQueued(missed: missed, budget: .max)
+  func drainAsWorker() {
+    handOffRights.drainAsWorker(self)
   }
 }

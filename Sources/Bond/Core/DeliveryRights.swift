@@ -6,7 +6,7 @@ import Synchronization
 // Every place that delivers in one order, one call at a time (`EventProducer`, and through it
 // `Observable`, the inbox of the multi-source operators, `send(contentsOf:)`, `flush()`; and the
 // hand-off of `ObservableArray`) takes its *delivery rights* here, queues when it cannot, and drains
-// and hands off with this one loop.
+// with this one loop.
 //
 // `count` ("work in progress") counts work submitted and not yet accounted for. The thread that
 // moves it from 0 holds the rights: it alone performs the queued work, until it brings the count
@@ -26,36 +26,45 @@ import Synchronization
 // later send takes the fast path only at count 0, when everything it queued before was performed,
 // so each thread's order holds; a reentrant send finds the count above 0 and queues.
 //
-// # Bounded work for others: the hand-off to a worker
+// # Bounded work for others: the rights are left vacant
 //
 // A thread that keeps sending keeps the count above 0, so a holder that drained "until 0" would
 // deliver that thread's flood for as long as it lasts. Instead each call performs at most `budget`
 // items queued by other threads (each item carries its sender; what the holder's own thread
 // queued, reentrant sends from the observers it runs, is its own work and is performed without
 // limit, so a single-threaded feedback loop is delivered before the outer call returns), then
-// *hands the rights to a worker* (``handOff(_:missed:)``): one dispatch to a global queue, which
-// nobody waits for, goes on where the holder stopped (the rest of its batch first, so the order is
-// kept) with no budget. The count stays above 0 meanwhile, so no other thread takes the rights and
-// every later call queues behind the worker, as behind any holder. What changes for a caller is
-// only that it may return before the work it found queued is delivered, as a call that finds the
-// rights taken always did (`flush()` waits for it).
+// *leaves the rights vacant* (``leaveVacant(_:)``): it sets ``vacant`` on the count and returns,
+// the rest of its batch in place. The next thread that counts work (a sender, an `observe`, a
+// `flush()`) or the one worker the leaving holder dispatched, whichever comes first, claims them
+// (one atomic and-not: exactly one caller sees the flag) and drains on, in order, with a budget of
+// its own. While vacant the count is above 0: nobody takes the fast path, every call queues behind
+// the vacancy and its claimant, so the order is kept. What changes for a caller is only that it may
+// return before the work it found queued is delivered, as a call that finds the rights taken always
+// did (`flush()` waits for it).
 //
-// Why a worker, and not the next sender: leaving the rights for the next sender to claim makes two
-// threads that flood one producer take turns at draining (faster for that case), but it makes every
-// sender of a busy producer deliver others' work before it returns: a pipeline whose senders are
-// I/O threads (the ingest example's event loops) then stores half as fast, at twice the memory
-// (perf/README, "S10: contended sends").
+// So two threads that flood one producer keep one pushing while the other drains, as before the
+// budget existed, instead of both pushing into one lock while a third thread drains (S10 was 2-4×
+// slower so on a 2-core machine: perf/README.md, "S10: contended sends"). The worker is there for
+// when nobody comes: one worker at a time is dispatched and not yet started
+// (``DeliveryRights/workerDispatched``); a vacancy left before it starts is claimed by it. It is
+// dispatched with the drainer as its own type: as an existential it would run the owner's
+// unspecialized (generic) drain, many times slower, for everything it drains (a pipeline then
+// accepts faster than it delivers and its memory grows: it is what made an earlier version of this
+// vacancy look like it halved the ingest example's rate).
 //
 // # Memory orderings
 //
-// Every read-modify-write of `count` is acquiring-and-releasing: the owner's drainer-owned state
-// (observers, replay, batch) written by one holder happens-before the next holder's use of it,
-// including through a hand-off (the dispatch orders the holder's writes before the worker's
-// reads). `Verification/Drain.pml` models this type (its fast path, its drain, the hand-off to a
+// Every read-modify-write of `count` is acquiring-and-releasing, or sequentially consistent on the
+// vacancy's path: the owner's drainer-owned state (observers, replay, batch) written by one holder
+// happens-before the next holder's use of it, including through a vacancy (the leaving holder's
+// `or`, the claimant's `and`). The vacancy's `or`, the `workerDispatched` exchange and store and
+// the claim's `and` are sequentially consistent, so that a pending worker that clears the flag
+// after a holder found it set also sees that holder's vacancy (see ``leaveVacant(_:)``).
+// `Verification/Drain.pml` models this type (its fast path, its drain, its vacancy and claim, the
 // worker) and checks it with spin.
 
-/// How many work items queued by other threads a call performs before it hands the rest to a
-/// worker (see "Bounded work for others").
+/// How many work items queued by other threads a call performs before it leaves the rights vacant
+/// (see "Bounded work for others").
 @inlinable
 var drainHandOffLimit: Int { 1_024 }
 
@@ -74,21 +83,27 @@ protocol RightsDrainer: AnyObject {
   /// never hold the address of its rights as a value of their own (which costs a register, and a
   /// spill, in a user's sending loop).
   func drainQueued(missed: Int, budget: Int)
-  /// Goes on draining as the worker the holder handed the rights to (``DeliveryRights/handOff(_:missed:)``):
-  /// `rights.took()`, then `drainQueued(missed: missed, budget: .max)`.
-  func drainAsWorker(missed: Int)
+  /// The worker that ``DeliveryRights/leaveVacant(_:)`` dispatched: `rights.drainAsWorker(self)`.
+  func drainAsWorker()
 }
 
 /// The delivery rights of one serialized owner (see the notes above): who performs the queued work,
 /// one thread at a time, lock-free when uncontended.
 @usableFromInline
 struct DeliveryRights: ~Copyable {
-  /// Work counted and not yet accounted for by a holder. 0: idle.
+  /// Work counted and not yet accounted for by a holder, plus ``vacant`` while nobody holds the
+  /// rights with work queued. 0: idle.
   @usableFromInline let count = Atomic<Int>(0)
+  /// Whether a worker is dispatched and has not started yet: a holder that leaves the rights vacant
+  /// meanwhile dispatches no other, since that worker starts after the vacancy and claims it.
+  @usableFromInline let workerDispatched = Atomic<Bool>(false)
   #if DEBUG
   /// The thread that holds the rights, 0 when none (debug builds: see ``check()``).
   @usableFromInline let holder = Atomic<UInt>(0)
   #endif
+
+  /// The flag of vacant rights on ``count``: above every count.
+  @inlinable static var vacant: Int { 1 << 62 }
 
   @inlinable init() {}
 
@@ -96,8 +111,8 @@ struct DeliveryRights: ~Copyable {
   /// acquiring: sees what those performances wrote (the holder's releasing subtraction).
   @inlinable var isIdle: Bool { count.load(ordering: .acquiring) == 0 }
 
-  /// The work counted and not yet performed (tests).
-  @inlinable var queuedCount: Int { count.load(ordering: .acquiring) }
+  /// The work counted and not yet performed, without the vacancy flag (tests).
+  @inlinable var queuedCount: Int { count.load(ordering: .acquiring) & ~Self.vacant }
 
   /// Takes the rights if idle (count 0 → 1, the caller's own item counted); `false` otherwise.
   @inlinable @inline(__always)
@@ -110,16 +125,21 @@ struct DeliveryRights: ~Copyable {
     return true
   }
 
-  /// Counts `items` the caller has just pushed into the pending queue. Returns `false` when another
-  /// thread holds the rights (it performs them); `true` when the owner was idle: the caller now
-  /// holds the rights and must ``drain(_:missed:budget:)`` with `missed: items`.
+  /// Counts `items` the caller has just pushed into the pending queue. Returns `nil` when another
+  /// thread holds the rights (it performs them); else the caller now holds them and must
+  /// ``drain(_:missed:budget:)`` with the returned `missed`: `items` when the owner was idle, 0 when
+  /// it claimed vacant rights (the count then holds work the batch may not have taken yet).
   @inlinable @inline(__always)
-  func counted(_ items: Int) -> Bool {
+  func counted(_ items: Int) -> Int? {
     // acquiringAndReleasing: from 0, acquires as takeIfIdle; above 0, publishes the push (done
     // before, under the owner's lock) to the holder that reads this count.
-    guard count.wrappingAdd(items, ordering: .acquiringAndReleasing).oldValue == 0 else { return false }
-    took()
-    return true
+    let old = count.wrappingAdd(items, ordering: .acquiringAndReleasing).oldValue
+    if old == 0 {
+      took()
+      return items
+    }
+    if old & Self.vacant == 0 { return nil }
+    return claimVacant() ? 0 : nil
   }
 
   /// ``takeIfIdle()`` or ``counted(_:)`` of one item, for an owner that counts every item under one
@@ -127,7 +147,8 @@ struct DeliveryRights: ~Copyable {
   /// caller holds the rights and performs its item itself, uncounted in the queue); else the item is
   /// counted and the caller must push it, in the same critical section. At 0 a plain store takes
   /// the rights: nothing else can change a count of 0 until the lock is released (no holder
-  /// subtracts from it), so the uncontended path has no read-modify-write.
+  /// subtracts from it, no vacancy is set on it). Such a caller never claims vacant rights (the
+  /// worker does: see ``leaveVacant(_:)``), so that its item is never both its own and queued.
   @inlinable @inline(__always)
   func takeOrCountLocked() -> Bool {
     // acquiring: acquires the drainer-owned state as the last holder released it.
@@ -139,7 +160,31 @@ struct DeliveryRights: ~Copyable {
     // A holder runs and may subtract at any moment, even to 0: then this call takes the rights.
     // Above 0 the push needs no ordering of its own: the holder takes the queue under the owner's
     // lock, after it has read this count.
-    return counted(1)
+    guard count.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0 else { return false }
+    took()
+    return true
+  }
+
+  /// Claims vacant rights: `true` for exactly one caller per vacancy, which then holds them.
+  @inlinable @inline(never)
+  func claimVacant() -> Bool {
+    // sequentiallyConsistent: acquires the batch and the state the leaving holder released, and,
+    // for the worker, is ordered after its store to `workerDispatched` (see `leaveVacant`).
+    guard count.bitwiseAnd(~Self.vacant, ordering: .sequentiallyConsistent).oldValue & Self.vacant != 0 else {
+      return false
+    }
+    took()
+    return true
+  }
+
+  /// The worker that ``leaveVacant(_:)`` dispatched (``RightsDrainer/drainAsWorker()`` calls this):
+  /// marks it started, so that a later vacancy dispatches a new one, then claims the rights if they
+  /// are still vacant and drains with a budget of its own.
+  @inlinable
+  func drainAsWorker<Drainer: RightsDrainer>(_ drainer: Drainer) {
+    // sequentiallyConsistent: the store, then the claim's and-not (see `leaveVacant`).
+    workerDispatched.store(false, ordering: .sequentiallyConsistent)
+    if claimVacant() { drainer.drainQueued(missed: 0, budget: drainHandOffLimit) }
   }
 
   /// Gives the rights back after `accounted` items performed: the count left, 0 when idle. A
@@ -157,8 +202,8 @@ struct DeliveryRights: ~Copyable {
   /// The drain loop of the holder, `missed` being the count it read last: performs the batch,
   /// refilling it from the pending queue when empty, and subtracts what it has accounted for, until
   /// the count is back to 0. Its own work (what this thread queued: reentrant sends) it performs
-  /// without limit; before the `budget + 1`-th item queued by another thread it hands the rights,
-  /// the rest of the batch and the count to a worker (see "Bounded work for others").
+  /// without limit; before the `budget + 1`-th item queued by another thread it leaves the rights
+  /// vacant, the rest of the batch in place (see "Bounded work for others").
   // Inlinable so that the owner's work specializes; inlined into the owner's `drainQueued`, which is
   // never inlined, so that the fast paths stay short.
   @inlinable @inline(__always)
@@ -168,13 +213,14 @@ struct DeliveryRights: ~Copyable {
     let thread = currentThreadID()
     while true {
       // Every item counted in `missed` was pushed before it was counted: it is in the batch (left
-      // by a holder that handed off in the middle of one) or in the pending queue (taken now when
-      // the batch is empty): both are performed before `missed` is subtracted.
+      // by a holder that stopped in the middle of one) or in the pending queue (taken now when the
+      // batch is empty): both are performed before `missed` is subtracted. After a claim `missed`
+      // is 0, and the next round reads the count and takes the rest.
       drainer.refillDraining()
       while let sender = drainer.nextSenderDraining() {
         if sender != thread {
           if budget == 0 {
-            handOff(drainer, missed: missed)
+            leaveVacant(drainer)
             return
           }
           budget -= 1
@@ -186,17 +232,21 @@ struct DeliveryRights: ~Copyable {
     }
   }
 
-  /// Hands the rights, the rest of the batch and the count `missed` to a worker: one dispatch to a
-  /// global queue, which nobody waits for (see "Bounded work for others"). The count stays above 0,
-  /// so the rights pass to the worker. The dispatch orders this thread's writes to the
-  /// drainer-owned state before the worker's reads.
+  /// Leaves the rights vacant with work queued (the count and the rest of the batch in place), and
+  /// dispatches one worker to claim them if nobody else does first (see "Bounded work for others").
   @inlinable @inline(never)
-  func handOff<Drainer: RightsDrainer>(_ drainer: Drainer, missed: Int) {
+  func leaveVacant<Drainer: RightsDrainer>(_ drainer: Drainer) {
     gave()
+    // sequentiallyConsistent (here, and the worker's store to `workerDispatched` then its
+    // `claimVacant()`): releases the batch and the drainer-owned state to the claimant; and either
+    // this exchange finds the flag cleared and dispatches a worker, or the pending worker clears it
+    // after this exchange and so claims after the vacancy was set. Either way a worker comes after it.
+    count.bitwiseOr(Self.vacant, ordering: .sequentiallyConsistent)
+    guard !workerDispatched.exchange(true, ordering: .sequentiallyConsistent) else { return }
     // The drainer as its own type, not as an existential: through an existential the worker would
     // run the owner's unspecialized (generic) drain, many times slower, for everything it drains.
     let worker = UncheckedSendable(drainer)
-    DispatchQueue.global().async { worker.value.drainAsWorker(missed: missed) }
+    DispatchQueue.global().async { worker.value.drainAsWorker() }
   }
 
   // A check where `@exclusivity(unchecked)` turns the compiler's off (RxSwift's

@@ -53,9 +53,9 @@ extension EventProducer where Event: Sendable {
           pending.queue.push(SentWork(.resume(waiter), sender: sender))
         }
         // Pushed before they are counted, as every submission (see `DeliveryRights.swift`).
-        if rights.counted(total) {
+        if let missed = rights.counted(total) {
           // The holder left meanwhile: this task drains, and resumes itself on the way.
-          drainQueued(missed: total, budget: drainHandOffLimit)
+          drainQueued(missed: missed, budget: drainHandOffLimit)
         }
       }
     } onCancel: {

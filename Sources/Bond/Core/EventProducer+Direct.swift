@@ -10,7 +10,7 @@ import Synchronization
 // take the delivery rights exactly as `next` takes them (`withRightsIfIdle`: the same
 // compare-exchange 0 → 1), call the sink itself, and give them back exactly as `next` gives them
 // back (the subtraction, then what others queued meanwhile, at most `drainHandOffLimit` items, the
-// rest handed to a worker). So the protocol of `EventProducer+Drain.swift` is unchanged: one holder of
+// rights then left vacant for the next sender or a worker). So the protocol of `EventProducer+Drain.swift` is unchanged: one holder of
 // the rights at a time, and the direct call is one more kind of work the holder performs in place
 // of a `.event` delivery to the single observer, with the same check first (the observation not
 // disposed). When the inbox is not idle (another upstream's event is being delivered, or this is a

@@ -18,7 +18,8 @@ import Synchronization
 // resumes the task once the work before it is performed. A cancelled task resumes itself at once
 // through the same waiter; the queued `.resume` then does nothing.
 //
-// Budgets (items queued by others a call performs before it hands the rest to a worker):
+// Budgets (items queued by others a call performs before it leaves the rights vacant, for the next
+// thread that counts work or a worker, see `DeliveryRights.swift`):
 // `next`, `finish` and `send`: `drainHandOffLimit` (1,024); `observe`: 0 (its own registration and
 // replay only); `dispose()`: 0 (no event at all).
 //
@@ -29,7 +30,7 @@ import Synchronization
 // (`observerCount` is exact when it returns). Then it asks for a purge, which removes the
 // disposed observers and releases their closures:
 // - the producer is idle (compare-exchange 0 → 1 succeeds): this thread purges at once and gives
-//   the rights back; what others queued meanwhile goes to a worker (budget 0, see above);
+//   the rights back; what others queued meanwhile is left vacant (budget 0, see above);
 // - another thread, or this one from inside a delivery, holds the rights: it raises
 //   `purgeRequested` and queues a `.purge` (counted in the rights like any work, so the holder performs
 //   it before it leaves) and returns. The holder checks `purgeRequested` between work items, so the
@@ -37,8 +38,8 @@ import Synchronization
 // No path waits, spins or yields for another thread: a delivery to the observer already running on
 // another thread runs to its end (RxSwift, ReactiveSwift and Combine behave the same). Operators
 // that need "not running any more" get it from their own state, checked under their own
-// serialization. `Verification/Drain.pml` models this protocol, the hand-off included, and checks it
-// with spin.
+// serialization. `Verification/Drain.pml` models this protocol, the vacancy and its worker included, and
+// checks it with spin.
 
 extension EventProducer: RightsDrainer {
   @inlinable
@@ -93,9 +94,9 @@ extension EventProducer: RightsDrainer {
   func submitContended(_ work: Work, budget: Int = drainHandOffLimit) {
     let sender = currentThreadID()
     withPending { $0.queue.push(SentWork(work, sender: sender)) }
-    if rights.counted(1) {
+    if let missed = rights.counted(1) {
       if case .purge = work { purgeDraining() }  // the queued `.purge` then finds nothing to do
-      drainQueued(missed: 1, budget: budget)
+      drainQueued(missed: missed, budget: budget)
     }
   }
 
@@ -112,7 +113,7 @@ extension EventProducer: RightsDrainer {
   }
 
   /// Gives the delivery rights back after `accounted` items performed directly; performs what was
-  /// queued meanwhile, at most `budget` items of others, then hands the rest to a worker.
+  /// queued meanwhile, at most `budget` items of others, then leaves the rights vacant.
   @inlinable @inline(__always)
   func finishDraining(accounted: Int, budget: Int = drainHandOffLimit) {
     let missed = rights.giveBack(accounted)
@@ -145,9 +146,8 @@ extension EventProducer: RightsDrainer {
   }
 
   @usableFromInline
-  func drainAsWorker(missed: Int) {
-    rights.took()
-    drainQueued(missed: missed, budget: .max)
+  func drainAsWorker() {
+    rights.drainAsWorker(self)
   }
 
   /// Delivers `event` to every registered observer that is not disposed, and records it for replay.
@@ -218,7 +218,7 @@ extension EventProducer: RightsDrainer {
   func observationDisposed() {
     liveObservers.subtract(1, ordering: .relaxed)
     liveObservations.subtract(1, ordering: .relaxed)
-    // Budget 0: `dispose()` delivers no event; what others queued goes to a worker.
+    // Budget 0: `dispose()` delivers no event; what others queued is left vacant.
     if !performIfIdle(.purge, budget: 0) {
       // releasing: the flag set before this is visible to the drainer whose exchange takes it.
       purgeRequested.store(true, ordering: .releasing)

@@ -62,7 +62,7 @@ enum SubmitRole {
   /// It took the delivery rights: deliver the event at once.
   case deliverNow
   /// It queued the event and took the rights (the holder had just left): drain the queue.
-  case drain
+  case drain(missed: Int)
   /// It queued the event behind the current holder, which will deliver it.
   case queued
 }
@@ -88,14 +88,14 @@ extension EventProducer {
       state.latest = event
       if rights.takeIfIdle() { return .deliverNow }
       state.queue.push(SentWork(.event(event), sender: sender))
-      return rights.counted(1) ? .drain : .queued
+      return rights.counted(1).map { .drain(missed: $0) } ?? .queued
     }
     switch role {
     case .deliverNow:
       perform(.event(event))
       finishDraining(accounted: 1)
-    case .drain:
-      drainQueued(missed: 1, budget: drainHandOffLimit)
+    case .drain(let missed):
+      drainQueued(missed: missed, budget: drainHandOffLimit)
     case .queued:
       break
     }
