@@ -100,9 +100,15 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
     // Unretained: the slot holds the storage for the producer's life, and `self` is alive here. A
     // retain and a release would be two more read-modify-writes on the storage's first cache line,
     // the one that the queue and the lock are on, which contended senders and the holder share (S10).
-    let storage =
-      pendingStorage.loadUnmanaged() ?? Unmanaged.passUnretained(pendingStorage.storeIfNil(LockStorage.make(Pending())))
+    let storage = pendingStorage.loadUnmanaged() ?? makePendingStorage()
     return try storage._withUnsafeGuaranteedRef { try $0.withLock(body) }
+  }
+
+  /// Makes the pending state's storage on first use (or returns the one another thread made first).
+  // Never inlined: off the path of every send that finds the storage made.
+  @inlinable @inline(never)
+  func makePendingStorage() -> Unmanaged<LockStorage<Pending>> {
+    Unmanaged.passUnretained(pendingStorage.storeIfNil(LockStorage.make(Pending())))
   }
 
   /// Runs `body` on the lifecycle state, under the pending state's lock (never nested in it).

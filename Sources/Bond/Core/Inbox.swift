@@ -149,10 +149,13 @@ struct InboxLink<Input, Sink: AnyObject> {
     }
   }
 
-  /// Sends `input` into the inbox (queued behind the delivery in progress, or delivered at once).
+  /// Sends `input` into the inbox after ``deliverIfIdle(_:)`` found it busy: queued behind the
+  /// delivery in progress, or performed by this thread if the holder has left meanwhile (the
+  /// contended path of ``EventProducer/next(_:)``, without a second try of the fast path: the
+  /// caller's per-event code then keeps no register for it).
   @inlinable @inline(__always)
   func next(_ input: Input) {
-    unretainedSerializer._withUnsafeGuaranteedRef { $0.next(input) }
+    unretainedSerializer._withUnsafeGuaranteedRef { $0.submitContended(.event(input)) }
   }
 }
 
