@@ -5,7 +5,8 @@ import Testing
 
 // Issue 17: no call is trapped delivering other threads' events. While another thread floods a
 // producer, `dispose()` delivers no event, `observe` only its own registration and replay, and
-// `next` at most `drainHandOffLimit` events queued by others; a worker delivers the rest, in order.
+// `next` at most `drainHandOffLimit` events queued by others; the next sender or a worker delivers
+// the rest, in order.
 // Each bound is checked by a fact (which thread ran which delivery, during which call), never by a
 // time. Run under `swift test --scratch-path .build-tsan --sanitize=thread --filter BoundedWorkStressTests`.
 

@@ -252,7 +252,7 @@ private func isPrefixRun(_ log: [Int], from first: Int = 0) -> Bool {
         #expect(b.isDisposed)
 
         release.signal()
-        holderDone.wait()  // the holder drains 1,024 of the backlog, then a worker the rest
+        holderDone.wait()  // the holder drains its budget of the backlog, then leaves the rest (a worker claims it)
         await producer.flush()
         #expect(aLog.items == Array(0...backlog), "A got every event, in order")
         #expect(bLog.items.isEmpty, "B got nothing after dispose (event 0 had not reached it yet)")

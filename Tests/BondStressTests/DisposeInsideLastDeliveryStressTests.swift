@@ -53,6 +53,9 @@ import Testing
             for value in 0..<(2 * count) { b.next(value) }
           }
         }
+        // A sender may return before another thread has delivered what it found queued: wait for
+        // the outcome (the dispose, and both observations purged), then check it.
+        waitUntil { outcome.disposed.count == 1 && a.observerCount == 0 && b.observerCount == 0 }
         #expect(outcome.disposed.count == 1)
         #expect(outcome.ends.count == 0 && outcome.endsAfterDispose.count == 0)
         #expect(tuples.items == Array(0..<count))
@@ -85,6 +88,9 @@ import Testing
           // Thread 0 ends the stream while thread 1 may still be sending.
           if thread == 0 { source.finish() }
         }
+        // A sender may return before another thread has delivered what it found queued: wait for
+        // the outcome (the last array or the end, and the observation purged), then check it.
+        waitUntil { outcome.disposed.count + outcome.ends.count >= 1 && source.observerCount == 0 }
         #expect(outcome.endsAfterDispose.count == 0)
         // Either the observer disposed inside the last array, or there was no partial array and
         // the end came, once.

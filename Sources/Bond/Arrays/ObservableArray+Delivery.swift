@@ -142,7 +142,7 @@ extension ObservableArray {
   /// them back; does nothing when `first` is `nil` (queued behind the holder). The work queued
   /// meanwhile is performed in order, building each event on `delivered`, at most `budget` items of
   /// other threads, as ``EventProducer``'s drain does: then the rest goes to a worker. A mutating
-  /// call performs at most `drainHandOffLimit` (1,024) items of others; `observe` and `flush()` none.
+  /// call performs at most `drainHandOffLimit` (64) items of others; `observe` and `flush()` none.
   @inlinable
   func handOff(_ first: __owned ObservableArrayWork<Element>?, budget: Int) {
     guard let first else { return }

@@ -66,7 +66,12 @@ import Synchronization
 /// How many work items queued by other threads a call performs before it leaves the rights vacant
 /// (see "Bounded work for others").
 @inlinable
-var drainHandOffLimit: Int { 1_024 }
+var drainHandOffLimit: Int { 64 }
+
+/// How many work items the worker that claims vacant rights performs before it leaves them vacant
+/// again (see "Bounded work for others").
+@inlinable
+var workerDrainLimit: Int { 1_024 }
 
 /// What a holder of the ``DeliveryRights`` drains: the owner's queue of ``SentWork``, as a batch
 /// that only the holder touches, refilled from a pending queue under the owner's lock.
@@ -184,7 +189,7 @@ struct DeliveryRights: ~Copyable {
   func drainAsWorker<Drainer: RightsDrainer>(_ drainer: Drainer) {
     // sequentiallyConsistent: the store, then the claim's and-not (see `leaveVacant`).
     workerDispatched.store(false, ordering: .sequentiallyConsistent)
-    if claimVacant() { drainer.drainQueued(missed: 0, budget: drainHandOffLimit) }
+    if claimVacant() { drainer.drainQueued(missed: 0, budget: workerDrainLimit) }
   }
 
   /// Gives the rights back after `accounted` items performed: the count left, 0 when idle. A

@@ -20,7 +20,7 @@ import Synchronization
 //
 // Budgets (items queued by others a call performs before it leaves the rights vacant, for the next
 // thread that counts work or a worker, see `DeliveryRights.swift`):
-// `next`, `finish` and `send`: `drainHandOffLimit` (1,024); `observe`: 0 (its own registration and
+// `next`, `finish` and `send`: `drainHandOffLimit` (64); `observe`: 0 (its own registration and
 // replay only); `dispose()`: 0 (no event at all).
 //
 // # Disposal never waits
