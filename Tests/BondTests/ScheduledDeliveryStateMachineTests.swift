@@ -317,6 +317,14 @@ extension ScheduledDeliveryStateMachineTests {
     )
   }
 
+  /// ``locked(holding:limit:)`` with a fresh token, and whether that token is gone (every closure
+  /// that held it released).
+  private func watchedLocked(limit: Int = .max) -> (state: Locked, isReleased: () -> Bool) {
+    let token = Tracked()
+    weak var watched = token
+    return (locked(holding: token, limit: limit), { watched == nil })
+  }
+
   @Test func aDrainStepHandsOverTheObserverAndTheDueRegisteredOnce() {
     var state = locked(holding: Tracked())
     _ = state.machine.eventReceived(1)
@@ -338,43 +346,34 @@ extension ScheduledDeliveryStateMachineTests {
   /// Guarantee 6: disposing releases every closure at once (here, when `released` goes, outside
   /// the lock), even though the delivery itself lives on.
   @Test func disposalTakesOutEveryClosureAndTheUpstream() {
-    weak var watched: Tracked?
-    var state: Locked
-    do {
-      let token = Tracked()
-      watched = token
-      state = locked(holding: token)
-    }
+    var (state, isReleased) = watchedLocked()
     _ = state.attach(SimpleDisposable())
     _ = state.machine.eventReceived(1)
     do {
       let released = state.disposed()
       #expect(released.observer != nil && released.registered != nil && released.finished != nil)
       #expect(released.upstream != nil && released.disposal.buffer.count == 1)
-      withExtendedLifetime(released) { #expect(watched != nil, "released by the caller, after the lock") }
+      withExtendedLifetime(released) { #expect(!isReleased(), "released by the caller, after the lock") }
     }
-    #expect(watched == nil, "no closure left in the state")
+    #expect(isReleased(), "no closure left in the state")
     #expect(state.attach(SimpleDisposable()) != nil, "a late upstream is handed back to dispose")
   }
 
   @Test func theEndHandsOverFinishedWithEverythingElse() {
-    weak var watched: Tracked?
-    var state: Locked
-    do {
-      let token = Tracked()
-      watched = token
-      state = locked(holding: token, limit: 2)
-    }
+    var (state, isReleased) = watchedLocked(limit: 2)
     _ = state.machine.endReceived()
     var chunk = WorkQueue<Int>()
-    guard case .exit(.finish(let released)) = state.nextEvent(mayContinue: true, chunk: &chunk, chunkLimit: 1) else {
-      Issue.record("no end")
-      return
+    do {
+      guard case .exit(.finish(let released)) = state.nextEvent(mayContinue: true, chunk: &chunk, chunkLimit: 1) else {
+        Issue.record("no end")
+        return
+      }
+      #expect(released.finished != nil && released.observer != nil && state.machine.state == .over)
+      #expect(state.observer == nil && state.finished == nil && state.registered == nil)
+      withExtendedLifetime(released) {
+        #expect(!isReleased(), "the drain holds `released` until it has called `finished`")
+      }
     }
-    #expect(released.finished != nil && released.observer != nil && state.machine.state == .over)
-    #expect(state.observer == nil && state.finished == nil && state.registered == nil)
-    withExtendedLifetime(released) {
-      #expect(watched != nil, "the drain holds `released` until it has called `finished`")
-    }
+    #expect(isReleased(), "then nothing holds the closures")
   }
 }
