@@ -51,8 +51,8 @@ extension ScheduledDelivery {
       if pausesForDownstream() { return }
       var sample: LatencySample?
       let step = state.withLock {
-        let step = $0.nextBatch(&batch, mayContinue: delivered < Self.drainShare)
-        if sampling { sample = $0.takeSample() }
+        let step = $0.nextBatch(&batch, mayContinue: delivered < Self.drainShare, arrays: maxArrayCount > 0)
+        if sampling { sample = $0.machine.takeSample() }
         return step
       }
       // The observer and `registered` are called here, outside the lock: they are user code and
@@ -62,12 +62,13 @@ extension ScheduledDelivery {
         reportDelivered(delivered)
         delivered = 0
         return leave(exit)
+      case .deliverArrays(let observer, let registered):
+        statistics?.recordBuffered(-batch.count)
+        guard deliverArrays(&batch, to: observer, registered: registered, sample: sample, delivered: &delivered) else {
+          return
+        }
       case .deliver(let observer, let registered):
         statistics?.recordBuffered(-batch.count)
-        if maxArrayCount > 0 {
-          guard deliverArrays(&batch, registered: registered, sample: sample, delivered: &delivered) else { return }
-          continue
-        }
         var offset = 0
         // Off: -1, never an offset.
         let sampleOffset = sample?.offset ?? -1
@@ -96,18 +97,18 @@ extension ScheduledDelivery {
     }
   }
 
-  /// Array mode: hands `batch` (one burst) to the array observer in arrays of at most
+  /// Array mode: hands `batch` (one burst) to `observer` in arrays of at most
   /// ``maxArrayCount`` events, each allocated once at its exact size, and `registered` at its
   /// offset; adds the events it hands over to `delivered`, and times `sample` before the array
   /// that holds it. Returns `false` when the delivery stopped (disposed) meanwhile.
   @usableFromInline
   func deliverArrays(
     _ batch: inout WorkQueue<Event>,
-    registered: (offset: Int, callback: Machine.Registered)?,
+    to observer: Locked.ArrayObserver,
+    registered: (offset: Int, callback: Locked.Registered)?,
     sample: LatencySample?,
     delivered: inout Int
   ) -> Bool {
-    guard let observer = state.withLock({ $0.arrayObserver }) else { return false }
     var offset = 0
     var registered = registered
     while !batch.isEmpty || registered != nil {
@@ -145,7 +146,7 @@ extension ScheduledDelivery {
       var sample: LatencySample?
       let step = state.withLock {
         let step = $0.nextEvent(mayContinue: delivered < Self.drainShare, chunk: &chunk, chunkLimit: chunkLimit)
-        if sampling { sample = $0.takeSample() }
+        if sampling { sample = $0.machine.takeSample() }
         return step
       }
       // Called outside the lock (user code), see drainBatches().
@@ -194,7 +195,7 @@ extension ScheduledDelivery {
 
   /// Ends a drain: nothing more, a new drain scheduled, or the end delivered.
   @inlinable
-  func leave(_ exit: Machine.DrainExit) {
+  func leave(_ exit: Locked.DrainExit) {
     switch exit {
     case .stop: break
     case .reschedule: scheduleDrain()
@@ -206,7 +207,7 @@ extension ScheduledDelivery {
   /// from now on; `finished` is called unless a racing `dispose()` took the flag first (a disposed
   /// observation receives no end). What `released` holds is released here, outside the lock.
   @usableFromInline
-  func deliverEnd(_ released: Machine.Released) {
+  func deliverEnd(_ released: Locked.Released) {
     // acquiringAndReleasing: exactly one of this and a racing dispose() wins the flag.
     let isEnd = !disposedFlag.exchange(true, ordering: .acquiringAndReleasing)
     released.upstream?.dispose()

@@ -3,7 +3,8 @@ import Synchronization
 /// Delivers events to one observer on a scheduler: in order, none lost (unless a buffer limit says
 /// otherwise), never two at once, nothing new once disposed. The engine of ``DeliverOn``,
 /// ``Batches`` and ``Partition``, and the output side of ``Throttle``, ``Debounce``, ``Delay`` and
-/// ``TimedCollect``; its decisions are ``ScheduledDeliveryStateMachine``'s.
+/// ``TimedCollect``; its decisions are ``ScheduledDeliveryStateMachine``'s, kept under its lock
+/// beside the observer's closures and the upstream observation (``ScheduledDeliveryLockedState``).
 ///
 /// Senders push into a buffer under a short lock; the first push into an idle delivery schedules
 /// one drain, which empties the buffer on the scheduler (whole batches in one lock in unbounded
@@ -22,9 +23,10 @@ import Synchronization
 @usableFromInline
 final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   @usableFromInline typealias Machine = ScheduledDeliveryStateMachine<Event>
+  @usableFromInline typealias Locked = ScheduledDeliveryLockedState<Event>
 
   @usableFromInline let scheduler: S
-  @usableFromInline let state: LockedState<Machine>
+  @usableFromInline let state: LockedState<Locked>
   /// Set by the first `dispose()`; checked by the drain before each delivery.
   @usableFromInline let disposedFlag = Atomic<Bool>(false)
   @usableFromInline let statistics: DeliveryStatistics?
@@ -64,12 +66,15 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     self.upstreamGate = upstreamGate
     self.downstreamGate = downstreamGate
     self.state = LockedState(
-      Machine(
+      Locked(
         observer: UncheckedSendable(observer.event),
         registered: observer.registered.map { UncheckedSendable($0) },
-        finished: observer.finished,
-        bufferLimit: bufferLimit,
-        overflowPolicy: overflowPolicy
+        finished: observer.finished.map { UncheckedSendable($0) },
+        machine: Machine(
+          awaitsRegistered: observer.registered != nil,
+          bufferLimit: bufferLimit,
+          overflowPolicy: overflowPolicy
+        )
       )
     )
   }
@@ -98,15 +103,20 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     self.upstreamGate = upstreamGate
     self.downstreamGate = observer.pressure
     var machine = Machine(
-      observer: UncheckedSendable({ _ in }),
-      registered: observer.registered.map { UncheckedSendable($0) },
-      finished: observer.finished,
+      awaitsRegistered: observer.registered != nil,
       bufferLimit: bufferLimit,
       overflowPolicy: overflowPolicy
     )
-    machine.arrayObserver = UncheckedSendable(observer.event)
     if isBounded { machine.maxArrayCount = maxCount }
-    self.state = LockedState(machine)
+    self.state = LockedState(
+      Locked(
+        observer: nil,
+        arrayObserver: UncheckedSendable(observer.event),
+        registered: observer.registered.map { UncheckedSendable($0) },
+        finished: observer.finished.map { UncheckedSendable($0) },
+        machine: machine
+      )
+    )
   }
 
   /// Disposed, or over: its end was delivered (the upstream ended: it finished or was deallocated),
@@ -119,7 +129,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   func send(_ event: Event) {
     // Latency sampling off (no sampler): a nil check.
     if let sampler { return sendSampling(event, sampler: sampler) }
-    let action = state.withLock { $0.eventReceived(event) }
+    let action = state.withLock { $0.machine.eventReceived(event) }
     if let statistics { countBuffered(action, in: statistics) }
     perform(action, onScheduler: false)
   }
@@ -130,9 +140,9 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   func sendSampling(_ event: Event, sampler: LatencySampler) {
     let action: Machine.ReceiveAction
     if let start = sampler.startIfSampled() {
-      action = state.withLock { $0.eventReceived(event, sampleStart: start) }
+      action = state.withLock { $0.machine.eventReceived(event, sampleStart: start) }
     } else {
-      action = state.withLock { $0.eventReceived(event) }
+      action = state.withLock { $0.machine.eventReceived(event) }
     }
     if let statistics { countBuffered(action, in: statistics) }
     perform(action, onScheduler: false)
@@ -156,26 +166,26 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   /// runs no user code.
   @inlinable
   func enqueue(_ event: Event, endsRegistration: Bool = false) -> Machine.ReceiveAction {
-    state.withLock { $0.eventReceived(event, endsRegistration: endsRegistration) }
+    state.withLock { $0.machine.eventReceived(event, endsRegistration: endsRegistration) }
   }
 
   /// The locked half of ``endRegistration()``, for the same reason as ``enqueue(_:endsRegistration:)``.
   @usableFromInline
   func enqueueRegistrationEnd() -> Machine.ReceiveAction {
-    state.withLock { $0.registrationEnded() }
+    state.withLock { $0.machine.registrationEnded() }
   }
 
   /// The upstream's registration ended: `registered` is due after the events now waiting.
   @usableFromInline
   func endRegistration() {
-    let action = state.withLock { $0.registrationEnded() }
+    let action = state.withLock { $0.machine.registrationEnded() }
     perform(action, onScheduler: false)
   }
 
   /// The upstream ended: the end is delivered after the events now waiting.
   @usableFromInline
   func finish() {
-    let (action, releases) = state.withLock { ($0.endReceived(), $0.releasesPressureAtEnd()) }
+    let (action, releases) = state.withLock { ($0.machine.endReceived(), $0.machine.releasesPressureAtEnd()) }
     if releases { upstreamGate?.release() }
     perform(action, onScheduler: false)
   }
@@ -183,7 +193,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
   /// The locked half of ``finish()``, for the same reason as ``enqueue(_:endsRegistration:)``.
   @usableFromInline
   func enqueueEnd() -> Machine.ReceiveAction {
-    state.withLock { $0.endReceived() }
+    state.withLock { $0.machine.endReceived() }
   }
 
   @inlinable
@@ -229,16 +239,17 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
 
   deinit {
     // Gone without a dispose() or an end (nothing else holds it): no sender waits on it any more.
-    if let upstreamGate, state.withLock({ $0.releasesPressureAtEnd() }) { upstreamGate.release() }
+    if let upstreamGate, state.withLock({ $0.machine.releasesPressureAtEnd() }) { upstreamGate.release() }
   }
 
   /// What a stage that stops (disposed, or ended) owes its counters and its gate: the waiting events
   /// leave `bufferedCount`, and a stage under pressure releases it (no sender waits on a stage that
   /// is gone).
   @usableFromInline
-  func settle(_ released: Machine.Released) {
-    if released.buffer.count > 0 { statistics?.recordBuffered(-released.buffer.count) }
-    if released.releasesPressure { upstreamGate?.release() }
+  func settle(_ released: Locked.Released) {
+    let waiting = released.disposal.buffer.count
+    if waiting > 0 { statistics?.recordBuffered(-waiting) }
+    if released.disposal.releasesPressure { upstreamGate?.release() }
   }
 
   /// Keeps `disposable` (the upstream observation) to dispose with this delivery.
@@ -255,7 +266,7 @@ final class ScheduledDelivery<Event: Sendable, S: Scheduler>: DisposableType {
     let released = state.withLock { $0.disposed() }
     released.upstream?.dispose()
     settle(released)
-    // `released` ends here, outside the lock: the observer, the callback and the waiting events
-    // may hold the last references to user objects.
+    // `released` ends here, outside the lock: the observer, the callbacks (`finished` too, never
+    // called after a dispose) and the waiting events may hold the last references to user objects.
   }
 }

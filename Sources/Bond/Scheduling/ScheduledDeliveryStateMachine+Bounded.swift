@@ -5,15 +5,18 @@
 extension ScheduledDeliveryStateMachine {
   @usableFromInline
   enum SingleStep {
-    /// Deliver the event; with `releases`, release the stage's gate first (the low watermark).
-    case deliver(Observer, Event, releases: Bool)
-    /// Array mode, bounded (``Batches`` with a buffer limit): deliver these events as one array.
-    case deliverArray(ArrayObserver, [Event], releases: Bool)
+    /// Deliver the event to the observer; with `releases`, release the stage's gate first (the low
+    /// watermark).
+    case deliver(Event, releases: Bool)
+    /// Array mode, bounded (``Batches`` with a buffer limit): deliver these events as one array to
+    /// the observer of arrays.
+    case deliverArray([Event], releases: Bool)
     /// `.backpressure`: deliver the events moved into the drain's chunk, one by one (they never
     /// drop, so taking several per lock changes nothing but the cost); with `releases`, release
     /// the stage's gate first.
-    case deliverChunk(Observer, releases: Bool)
-    case registered(Registered)
+    case deliverChunk(releases: Bool)
+    /// Call `registered`: the owner takes it out with this step (it is never due again).
+    case registered
     /// The drain ends.
     case exit(DrainExit)
   }
@@ -32,41 +35,41 @@ extension ScheduledDeliveryStateMachine {
   @inlinable
   mutating func nextEvent(mayContinue: Bool, chunk: inout WorkQueue<Event>, chunkLimit: Int) -> SingleStep {
     inHand = 0  // the drain comes back once it has delivered its chunk
-    guard let observer else { return .exit(.stop) }
-    if registeredAfter == 0, let callback = registered {
-      registeredAfter = nil
-      registered = nil
-      return .registered(callback)
+    // Disposed (or over): the observer is gone.
+    guard !isDisposed else { return .exit(.stop) }
+    if case .due(after: 0) = registration {
+      registration = .absent
+      return .registered
     }
     guard !buffer.isEmpty else {
       if drainEnds() { return .exit(.finish(ended())) }
       return .exit(.stop)
     }
     if !mayContinue { return .exit(.reschedule) }
-    if let arrayObserver, maxArrayCount > 0 {
+    if maxArrayCount > 0 {
       // An array never spans the registration point: `registered` comes between two arrays.
-      let count = Swift.min(maxArrayCount, buffer.count, registeredAfter ?? .max)
+      let count = Swift.min(maxArrayCount, buffer.count, registration.offset)
       var array: [Event] = []
       array.reserveCapacity(count)
       for _ in 0..<count { array.append(buffer.pop().unsafelyUnwrapped) }
       took(count)
-      if let after = registeredAfter { registeredAfter = after - count }
-      return .deliverArray(arrayObserver, array, releases: releasesPressure())
+      registration.took(count)
+      return .deliverArray(array, releases: releasesPressure())
     }
     if chunkLimit > 1 && overflowPolicy == .backpressure {
-      var count = Swift.min(chunkLimit, buffer.count, registeredAfter ?? .max)
+      var count = Swift.min(chunkLimit, buffer.count, registration.offset)
       if underPressure { count = Swift.min(count, buffer.count - bufferLimit / 2 - 1) }
       if count > 1 {
         for _ in 0..<count { chunk.push(buffer.pop().unsafelyUnwrapped) }
         took(count)
         inHand = count
-        if let after = registeredAfter { registeredAfter = after - count }
-        return .deliverChunk(observer, releases: releasesPressure())
+        registration.took(count)
+        return .deliverChunk(releases: releasesPressure())
       }
     }
-    if let after = registeredAfter { registeredAfter = after - 1 }
+    registration.took(1)
     let event = buffer.pop().unsafelyUnwrapped
     took(1)
-    return .deliver(observer, event, releases: releasesPressure())
+    return .deliver(event, releases: releasesPressure())
   }
 }

@@ -4,9 +4,10 @@
 extension ScheduledDeliveryStateMachine {
   @usableFromInline
   enum BatchStep {
-    /// Deliver `batch` to the observer; call `registered.callback` before the event at offset
-    /// `registered.offset` (or after the last one, when the offset is the batch's count).
-    case deliver(Observer, registered: (offset: Int, callback: Registered)?)
+    /// Deliver `batch` to the observer; with `registeredAt`, the owner takes `registered` out with
+    /// this step and calls it before the event at that offset (or after the last one, when the
+    /// offset is the batch's count).
+    case deliver(registeredAt: Int?)
     /// The drain ends.
     case exit(DrainExit)
   }
@@ -15,8 +16,10 @@ extension ScheduledDeliveryStateMachine {
   /// empty queue), so events are taken in one lock and the storage of both queues is reused.
   @inlinable
   mutating func nextBatch(_ batch: inout WorkQueue<Event>, mayContinue: Bool) -> BatchStep {
-    guard let observer else { return .exit(.stop) }
-    if buffer.isEmpty && registeredAfter == nil {
+    // Disposed (or over): the observer is gone.
+    guard !isDisposed else { return .exit(.stop) }
+    let registeredAt = registration.offset
+    if buffer.isEmpty && registeredAt == .max {
       if drainEnds() { return .exit(.finish(ended())) }
       swap(&spare, &batch)
       return .exit(.stop)
@@ -25,10 +28,9 @@ extension ScheduledDeliveryStateMachine {
     if batch.storage.isEmpty { swap(&batch, &spare) }
     swap(&batch, &buffer)
     took(batch.count)
-    guard let after = registeredAfter, let callback = registered else { return .deliver(observer, registered: nil) }
-    registeredAfter = nil
-    registered = nil
-    return .deliver(observer, registered: (after, callback))
+    guard registeredAt != .max else { return .deliver(registeredAt: nil) }
+    registration = .absent
+    return .deliver(registeredAt: registeredAt)
   }
 
   /// A drain found nothing left: returns whether the end is due (``State/ending``: the caller hands
@@ -42,7 +44,7 @@ extension ScheduledDeliveryStateMachine {
       state = .idle
       return false
     case .idle, .over:
-      // `.over` returned before (no observer); `.idle`: no drain was started.
+      // `.over` returned before (disposed); `.idle`: no drain was started.
       preconditionFailure("ScheduledDeliveryStateMachine.drain: a drain step while no drain was started")
     }
   }

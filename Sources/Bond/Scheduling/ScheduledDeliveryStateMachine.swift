@@ -16,32 +16,25 @@
 ///
 /// One method per input: ``eventReceived(_:endsRegistration:)``, ``registrationEnded()``,
 /// ``endReceived()``, a drain's step (``nextBatch(_:mayContinue:)`` unbounded,
-/// ``nextEvent(mayContinue:chunk:chunkLimit:)`` bounded), ``attach(_:)``, ``disposed()``; the
+/// ``nextEvent(mayContinue:chunk:chunkLimit:)`` bounded), ``attached()``, ``disposed()``; the
 /// pressure's low watermark (``releasesPressure()``, ``releasesPressureAtEnd()``) is asked within
-/// them. It holds the observer's closures only to hand them to the drain and to release them
-/// outside the lock (``Released``): it never calls them. Not thread-safe: the owner keeps it in a
-/// `LockedState`.
+/// them.
+///
+/// Pure: it holds events and counts, never a closure, a lock or the upstream observation. The
+/// observer's closures (`registered`, `finished`, the observer of events or of arrays) and the
+/// upstream observation live beside it, in ``ScheduledDeliveryLockedState`` under the delivery's
+/// lock; its actions say when the delivery hands one to the drain (``BatchStep/deliver(registeredAt:)``,
+/// ``SingleStep/registered``) or lets them all go (``DrainExit/finish(_:)``, ``disposed()``), which
+/// the delivery does in the same critical section, calling or releasing them after it. Not
+/// thread-safe: the owner keeps it in a `LockedState`.
 @usableFromInline
 struct ScheduledDeliveryStateMachine<Event: Sendable> {
-  @usableFromInline typealias Observer = UncheckedSendable<(Event) -> Void>
-  @usableFromInline typealias Registered = UncheckedSendable<() -> Void>
-  @usableFromInline typealias Finished = UncheckedSendable<(() -> Void)?>
-  @usableFromInline typealias ArrayObserver = UncheckedSendable<([Event]) -> Void>
-
   // Field order: the fields only some deliveries or some steps touch first, then those every send
-  // and every drain step touch, last: `LockedState` puts its mutex right after the state, so the
-  // hot fields and the lock share as few cache lines as possible (each one is moved between the
+  // and every drain step touch, last: `LockedState` puts its mutex right after the state (here,
+  // after the observer that ``ScheduledDeliveryLockedState`` keeps behind the machine), so the hot
+  // fields and the lock share as few cache lines as possible (each one is moved between the
   // sender's core and the drain's on a hop).
 
-  /// The `registered` callback, until it has been handed to the drain.
-  @usableFromInline var registered: Registered?
-  /// The `finished` callback (its content `nil` when nobody asked), until it has been handed over.
-  @usableFromInline var finished: Finished?
-  /// The observer of arrays, in ``ScheduledDelivery``'s array mode (``Batches``); `observer` is
-  /// then a no-op that only marks the delivery as live.
-  @usableFromInline var arrayObserver: ArrayObserver?
-  /// The upstream observation, disposed with this delivery.
-  @usableFromInline var upstream: (any DisposableType)?
   /// Bounded array mode (``Batches`` with a buffer limit): the most events per array; else 0.
   @usableFromInline var maxArrayCount = 0
   /// When the event at `sampleOffset` was sent (on the stage's clock).
@@ -58,33 +51,57 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
   /// replaces were: the hot fields stay where they were.
   @usableFromInline var state = State.idle
   @usableFromInline let overflowPolicy: DeliveryOverflowPolicy
-  /// Set when the upstream's registration ended: `registered` is due after this many events of
-  /// `buffer` (the events that the registration delivered and that are still waiting).
-  @usableFromInline var registeredAfter: Int?
+  /// Where the observer's `registered` callback is: none (nobody asked, or handed over), awaited
+  /// (the registration has not ended), or due after this many events of `buffer`.
+  @usableFromInline var registration: Registration
   /// At most this many events wait in `buffer` (`Int.max`: unbounded).
   @usableFromInline let bufferLimit: Int
   /// Latency sampling: the offset in `buffer` of the event being timed, or -1 (none).
   @usableFromInline var sampleOffset = -1
-  /// The observer; `nil` once disposed.
-  @usableFromInline var observer: Observer?
   /// The storage of the last drained batch, kept so that a new drain allocates nothing.
   @usableFromInline var spare = WorkQueue<Event>()
   /// Events received and not yet taken by the drain, oldest first.
   @usableFromInline var buffer = WorkQueue<Event>()
 
+  /// A delivery whose observer has a `registered` callback when `awaitsRegistered`.
   @inlinable
-  init(
-    observer: Observer,
-    registered: Registered?,
-    finished: (() -> Void)? = nil,
-    bufferLimit: Int,
-    overflowPolicy: DeliveryOverflowPolicy
-  ) {
-    self.observer = observer
-    self.registered = registered
-    self.finished = UncheckedSendable(finished)
+  init(awaitsRegistered: Bool, bufferLimit: Int, overflowPolicy: DeliveryOverflowPolicy) {
+    self.registration = awaitsRegistered ? .awaited : .absent
     self.bufferLimit = bufferLimit
     self.overflowPolicy = overflowPolicy
+  }
+
+  /// Where the observer's `registered` callback is. The same nine bytes as the `Int?` it replaces
+  /// (the count after which it is due), and no separate flag for "there is a callback".
+  @usableFromInline
+  enum Registration: Equatable {
+    /// Nobody asked for it, or it was handed to the drain, or the delivery is over.
+    case absent
+    /// There is a callback; the upstream's registration has not ended yet.
+    case awaited
+    /// The registration ended: the callback is due after this many events of `buffer`.
+    case due(after: Int)
+
+    /// The offset in `buffer` at which the callback is due, or `Int.max` (not due).
+    @inlinable
+    var offset: Int {
+      if case .due(let after) = self { return after }
+      return .max
+    }
+
+    /// Whether the callback is there to be handed over (awaited, or due).
+    @inlinable
+    var isPending: Bool {
+      if case .absent = self { return false }
+      return true
+    }
+
+    /// `count` events were taken out of the front of `buffer` (delivered, or the oldest dropped):
+    /// a due callback is due that many events sooner (at the front, it stays there).
+    @inlinable
+    mutating func took(_ count: Int) {
+      if case .due(let after) = self { self = .due(after: Swift.max(after - count, 0)) }
+    }
   }
 
   @usableFromInline
@@ -130,18 +147,18 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
       switch overflowPolicy {
       case .dropNewest:
         // The buffer is full, so a drain is already scheduled: it will reach `registered`.
-        if endsRegistration, registered != nil { registeredAfter = buffer.count }
+        if endsRegistration, registration.isPending { registration = .due(after: buffer.count) }
         return .dropped(nil)
       case .dropOldest:
         dropped = .some(buffer.pop())
-        if let after = registeredAfter, after > 0 { registeredAfter = after - 1 }
+        registration.took(1)
         if sampleOffset >= 0 { sampleOffset -= 1 }  // at 0, the timed event is dropped: -1
       case .backpressure:
         break  // never drops: the buffer goes past its limit by what `next` sends under pressure
       }
     }
     buffer.push(event)
-    if endsRegistration, registered != nil { registeredAfter = buffer.count }
+    if endsRegistration, registration.isPending { registration = .due(after: buffer.count) }
     if let dropped { return .dropped(dropped) }
     let startsDrain = state == .idle
     state = .draining
@@ -164,8 +181,8 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
   /// The upstream's registration ended: `registered` is due after the events now waiting.
   @inlinable
   mutating func registrationEnded() -> ReceiveAction {
-    guard !isDisposed, registered != nil else { return .none }
-    registeredAfter = buffer.count
+    guard !isDisposed, registration.isPending else { return .none }
+    registration = .due(after: buffer.count)
     guard state == .idle else { return .none }  // a drain is scheduled or running: it will reach it
     state = .draining
     return .startDrain
@@ -204,51 +221,56 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
     /// Nothing is left (or the delivery was disposed): the drain ends.
     case stop
     /// Every event has been delivered and the upstream has ended: the delivery is over (see
-    /// ``ended()``); the drain calls `finished` (unless a `dispose()` wins) and ends.
-    case finish(Released)
+    /// ``ended()``); the drain takes the observer's closures and the upstream observation out
+    /// with this step, calls `finished` (unless a `dispose()` wins) and ends.
+    case finish(Disposal)
   }
 
-  /// Stores the upstream observation; returns it when it must be disposed at once (already disposed).
-  @inlinable
-  mutating func attach(_ disposable: any DisposableType) -> (any DisposableType)? {
-    guard !isDisposed else { return disposable }
-    upstream = disposable
-    return nil
-  }
-
-  /// What disposal takes out, to dispose and release outside the lock.
+  /// What the owner does with the upstream observation it has just been given.
   @usableFromInline
-  struct Released {
-    @usableFromInline var upstream: (any DisposableType)?
+  enum AttachAction {
+    /// Keep it, to dispose with this delivery.
+    case keep
+    /// Already disposed (or over): dispose it at once, outside the lock.
+    case disposeAtOnce
+  }
+
+  /// The upstream observation was made: keep it, unless the delivery is already over.
+  @inlinable
+  func attached() -> AttachAction {
+    isDisposed ? .disposeAtOnce : .keep
+  }
+
+  /// What disposal or the end takes out of the machine, to release outside the lock; the owner lets
+  /// go of the observer's closures and the upstream observation with it, in the same critical
+  /// section.
+  @usableFromInline
+  struct Disposal {
+    /// The events still waiting: they leave `bufferedCount`.
     @usableFromInline var buffer: WorkQueue<Event>
-    @usableFromInline var observer: Observer?
-    @usableFromInline var registered: Registered?
-    @usableFromInline var finished: Finished?
-    @usableFromInline var arrayObserver: ArrayObserver?
     /// The stage was under pressure: the caller releases its gate.
     @usableFromInline var releasesPressure: Bool
+
+    @inlinable
+    init(buffer: WorkQueue<Event>, releasesPressure: Bool) {
+      self.buffer = buffer
+      self.releasesPressure = releasesPressure
+    }
   }
 
-  /// Delivered the end: forgets everything, as ``disposed()``, and hands over `finished` too. Over:
-  /// no drain starts again.
+  /// Delivered the end: forgets everything, as ``disposed()``; the owner hands `finished` to the
+  /// drain. Over: no drain starts again.
   @inlinable
-  mutating func ended() -> Released {
-    let finished = self.finished
-    var released = disposed()
-    released.finished = finished
-    return released
+  mutating func ended() -> Disposal {
+    disposed()
   }
 
-  /// Disposed: forgets the observer, the callback and the waiting events (the caller releases them).
+  /// Disposed: forgets the waiting events (the caller releases them) and the due `registered`;
+  /// the owner lets go of the observer's closures and the upstream observation with it.
   @usableFromInline
-  mutating func disposed() -> Released {
+  mutating func disposed() -> Disposal {
     defer {
-      observer = nil
-      registered = nil
-      registeredAfter = nil
-      finished = nil
-      arrayObserver = nil
-      upstream = nil
+      registration = .absent
       buffer = WorkQueue()
       spare = WorkQueue()
       underPressure = false
@@ -257,14 +279,6 @@ struct ScheduledDeliveryStateMachine<Event: Sendable> {
       takenSample = nil
       state = .over
     }
-    return Released(
-      upstream: upstream,
-      buffer: buffer,
-      observer: observer,
-      registered: registered,
-      finished: nil,
-      arrayObserver: arrayObserver,
-      releasesPressure: underPressure
-    )
+    return Disposal(buffer: buffer, releasesPressure: underPressure)
   }
 }
