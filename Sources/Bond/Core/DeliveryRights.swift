@@ -52,6 +52,12 @@ import Synchronization
 // accepts faster than it delivers and its memory grows: it is what made an earlier version of this
 // vacancy look like it halved the ingest example's rate).
 //
+// The budgets: 64 items of others for a call, so that two flooding threads take short turns (S10
+// is steadiest and fastest so; 1,024 left it 0.9-1.3× the engine before bounded work), and 1,024
+// for the worker, which holds the rights only when no sender was there to claim them (each of its
+// turns costs a dispatch). `ObservableArray`'s senders count under its lock
+// (``takeOrCountLocked()``) and never claim a vacancy: its worker does.
+//
 // # Memory orderings
 //
 // Every read-modify-write of `count` is acquiring-and-releasing, or sequentially consistent on the
