@@ -32,7 +32,7 @@ public final class EventProducer<Event>: EventProducerType, BindableType {
   /// Who delivers: the one serializer (`DeliveryRights.swift`). Whoever takes them performs the
   /// work queued in `pending` until the count is back to 0, or leaves them vacant.
   @usableFromInline let rights = DeliveryRights()
-  /// The storage of ``pending``, made when first needed (the first contended or reentrant send,
+  /// The storage of the pending state (``withPending(_:)``), made when first needed (the first contended or reentrant send,
   /// a managed lifetime, a binding): a producer that is only ever sent to from one thread at a time
   /// costs no lock allocation.
   @usableFromInline let pendingStorage = LazyObjectSlot<LockStorage<Pending>>()
